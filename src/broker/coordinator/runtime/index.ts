@@ -1,0 +1,17 @@
+export { type Clock, MockClock, systemClock, type TimerHandle } from './clock.js';
+export { CoordinatorError, errorCodeOf } from './coordinator-error.js';
+export { CoordinatorRuntime, type CoordinatorRuntimeOptions } from './coordinator-runtime.js';
+export type {
+  CoordinatorResult,
+  CoordinatorShard,
+  CoordinatorTimer,
+  RecordSerde,
+  ShardContext,
+} from './coordinator-shard.js';
+export {
+  InMemoryPartitionWriter,
+  type LoadedRecord,
+  type PartitionLoader,
+  type PartitionWriter,
+  type SerializedRecord,
+} from './partition-writer.js';

@@ -1,0 +1,90 @@
+// The runtime's only contact with the log of the internal topic. A storage-backed
+// implementation lives next to the broker wiring; InMemoryPartitionWriter serves unit tests
+// (and documents the contract).
+
+/** One record of an internal topic as bytes: a null value is a tombstone. */
+export interface SerializedRecord {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+export interface LoadedRecord extends SerializedRecord {
+  offset: bigint;
+}
+
+export interface PartitionWriter {
+  /**
+   * Appends `records` to `partition` of the internal topic and resolves once they are
+   * committed (replicated to the ISR; on one broker: written to the log), with the offset
+   * just past the last record. Appends to one partition are issued one at a time by the
+   * runtime, so the writer may assume no concurrency per partition.
+   */
+  append(partition: number, records: readonly SerializedRecord[], timestampMs: number): Promise<bigint>;
+}
+
+export interface PartitionLoader {
+  /**
+   * Replays the committed records of `partition` from its start, calling `onRecords` for
+   * each chunk in offset order, and resolves with the offset just past the last one. Chunks
+   * let a large partition load without blocking the event loop for its whole length.
+   */
+  load(partition: number, onRecords: (records: readonly LoadedRecord[]) => void): Promise<bigint>;
+}
+
+/**
+ * Keeps each partition as an array. `failNextAppend` and `holdCommits` let tests exercise
+ * write failures and responses held back until the records are committed.
+ */
+export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader {
+  readonly logs = new Map<number, LoadedRecord[]>();
+  appendCount = 0;
+  #failNext: Error | null = null;
+  #held: Array<() => void> | null = null;
+
+  entries(partition: number): LoadedRecord[] {
+    let log = this.logs.get(partition);
+    if (log === undefined) {
+      log = [];
+      this.logs.set(partition, log);
+    }
+    return log;
+  }
+
+  failNextAppend(err: Error): void {
+    this.#failNext = err;
+  }
+
+  /** From now on appends are stored but only resolve when `releaseCommits()` is called. */
+  holdCommits(): void {
+    this.#held ??= [];
+  }
+
+  releaseCommits(): void {
+    const held = this.#held ?? [];
+    this.#held = null;
+    for (const release of held) release();
+  }
+
+  append(partition: number, records: readonly SerializedRecord[]): Promise<bigint> {
+    this.appendCount++;
+    if (this.#failNext !== null) {
+      const err = this.#failNext;
+      this.#failNext = null;
+      return Promise.reject(err);
+    }
+    const log = this.entries(partition);
+    for (const r of records) log.push({ key: r.key, value: r.value, offset: BigInt(log.length) });
+    const end = BigInt(log.length);
+    if (this.#held !== null) {
+      const held = this.#held;
+      return new Promise((resolve) => held.push(() => resolve(end)));
+    }
+    return Promise.resolve(end);
+  }
+
+  async load(partition: number, onRecords: (records: readonly LoadedRecord[]) => void): Promise<bigint> {
+    const log = this.entries(partition);
+    if (log.length > 0) onRecords(log.slice());
+    return BigInt(log.length);
+  }
+}

@@ -1,0 +1,204 @@
+// One loaded partition of an internal topic: its shard, its timers, and the bookkeeping that
+// holds responses back until their records are committed.
+//
+// Operations run synchronously on the event loop, so two operations of a shard never
+// overlap. Records are replayed as soon as an operation returns (later operations see them),
+// batched with those of other operations of the same I/O turn, and appended one batch at a
+// time. A response waits for the commit of everything written before it returned, including
+// records of earlier operations it may have read. If an append fails, the in-memory state
+// contains records that never made it to the log: the runtime then drops the shard and
+// reloads it from the log rather than trying to undo them.
+import type { Clock, TimerHandle } from './clock.js';
+import { CoordinatorError } from './coordinator-error.js';
+import type { CoordinatorResult, CoordinatorShard, CoordinatorTimer, RecordSerde } from './coordinator-shard.js';
+import type { PartitionWriter, SerializedRecord } from './partition-writer.js';
+import { ErrorCode } from '../error-codes.js';
+
+export type ShardStatus = 'loading' | 'active' | 'closed';
+
+interface Waiter {
+  offset: bigint;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+interface PendingBatch {
+  records: SerializedRecord[];
+  callbacks: Array<(err: Error | null) => void>;
+}
+
+export interface HolderHooks {
+  /** The shard's state can no longer be trusted (failed append): drop and reload it. */
+  onWriteFailure(holder: ShardHolder<never, never>, err: Error): void;
+  onError(partition: number, err: unknown): void;
+}
+
+export class ShardHolder<S extends CoordinatorShard<R>, R> {
+  status: ShardStatus = 'loading';
+  shard: S | null = null;
+  readonly timer: CoordinatorTimer<R>;
+  #nextOffset = 0n;
+  #committed = 0n;
+  #batch: PendingBatch = { records: [], callbacks: [] };
+  #waiters: Waiter[] = [];
+  #appending = false;
+  #flushScheduled = false;
+  #timers = new Map<string, TimerHandle>();
+
+  constructor(
+    readonly partition: number,
+    private readonly writer: PartitionWriter,
+    private readonly serde: RecordSerde<R>,
+    private readonly clock: Clock,
+    private readonly hooks: HolderHooks,
+  ) {
+    const timers = this.#timers;
+    this.timer = {
+      schedule: (key, delayMs, op) => {
+        timers.get(key)?.cancel();
+        const handle = clock.setTimer(delayMs, () => {
+          if (timers.get(key) !== handle) return;
+          timers.delete(key);
+          if (this.status !== 'active') return;
+          this.write(op).catch((err: unknown) => hooks.onError(partition, err));
+        });
+        timers.set(key, handle);
+      },
+      cancel: (key) => {
+        timers.get(key)?.cancel();
+        timers.delete(key);
+      },
+      isScheduled: (key) => timers.has(key),
+      get size() {
+        return timers.size;
+      },
+    };
+  }
+
+  /** Marks the end of loading: everything in the log up to `endOffset` is committed. */
+  activate(endOffset: bigint): void {
+    this.#nextOffset = endOffset;
+    this.#committed = endOffset;
+    this.status = 'active';
+  }
+
+  get committedOffset(): bigint {
+    return this.#committed;
+  }
+
+  write<T>(op: (shard: S) => CoordinatorResult<R, T>): Promise<T> {
+    const shard = this.#checkActive();
+    const res = op(shard);
+    if (res.records.length === 0 && res.onAppended === undefined) {
+      return this.#waitFor(this.#nextOffset).then(() => res.response);
+    }
+    // Serialize first: a record that cannot be encoded must fail the operation before
+    // anything is replayed.
+    const serialized = res.records.map((r) => this.serde.serialize(r));
+    if (res.replayRecords !== false) {
+      try {
+        for (const r of res.records) shard.replay(r, this.#nextOffset++);
+      } catch (err) {
+        // Half-applied records leave the shard inconsistent with its log: reload it.
+        this.#fail(err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      }
+    } else {
+      this.#nextOffset += BigInt(res.records.length);
+    }
+    this.#batch.records.push(...serialized);
+    if (res.onAppended !== undefined) this.#batch.callbacks.push(res.onAppended);
+    this.#scheduleFlush();
+    return this.#waitFor(this.#nextOffset).then(() => res.response);
+  }
+
+  /** Fails every waiter and stops the shard's timers; the holder is unusable afterwards. */
+  close(reason: Error): void {
+    if (this.status === 'closed') return;
+    this.status = 'closed';
+    for (const t of this.#timers.values()) t.cancel();
+    this.#timers.clear();
+    const callbacks = this.#batch.callbacks;
+    this.#batch = { records: [], callbacks: [] };
+    for (const cb of callbacks) this.#safely(() => cb(reason));
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.reject(reason);
+    if (this.shard !== null) this.#safely(() => this.shard?.onUnloaded());
+  }
+
+  #checkActive(): S {
+    if (this.status === 'loading' || this.shard === null) {
+      throw new CoordinatorError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `partition ${this.partition} is loading`);
+    }
+    if (this.status === 'closed') {
+      throw new CoordinatorError(ErrorCode.NOT_COORDINATOR, `partition ${this.partition} is not loaded`);
+    }
+    return this.shard;
+  }
+
+  #waitFor(offset: bigint): Promise<void> {
+    if (this.#committed >= offset) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#waiters.push({ offset, resolve, reject }));
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled || this.#appending) return;
+    this.#flushScheduled = true;
+    // setImmediate, not a microtask: requests read in the same I/O turn share one append.
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    if (this.status !== 'active' || this.#appending || this.#batch.records.length === 0) return;
+    const batch = this.#batch;
+    this.#batch = { records: [], callbacks: [] };
+    const end = this.#committed + BigInt(batch.records.length);
+    this.#appending = true;
+    this.writer.append(this.partition, batch.records, this.clock.now()).then(
+      (logEnd) => {
+        if (this.status !== 'active') return;
+        this.#appending = false;
+        if (logEnd !== end) {
+          this.#fail(new Error(`partition ${this.partition}: log end ${logEnd} after append, expected ${end}`));
+          return;
+        }
+        this.#committed = end;
+        for (const cb of batch.callbacks) this.#safely(() => cb(null));
+        this.#release();
+        this.#scheduleFlush();
+      },
+      (err: unknown) => {
+        if (this.status !== 'active') return;
+        this.#appending = false;
+        const error = err instanceof Error ? err : new Error(String(err));
+        for (const cb of batch.callbacks) this.#safely(() => cb(error));
+        this.#fail(error);
+      },
+    );
+  }
+
+  #release(): void {
+    let i = 0;
+    while (i < this.#waiters.length && (this.#waiters[i] as Waiter).offset <= this.#committed) i++;
+    const ready = this.#waiters.splice(0, i);
+    for (const w of ready) w.resolve();
+  }
+
+  #fail(cause: Error): void {
+    this.hooks.onError(this.partition, cause);
+    this.close(new CoordinatorError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `write to partition ${this.partition} failed: ${cause.message}`));
+    this.hooks.onWriteFailure(this as unknown as ShardHolder<never, never>, cause);
+  }
+
+  #safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.hooks.onError(this.partition, err);
+    }
+  }
+}
