@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  CoordinatorError,
   type CoordinatorResult,
   CoordinatorRuntime,
   type CoordinatorShard,
@@ -10,6 +9,7 @@ import {
   type RecordSerde,
   type ShardContext,
 } from '../../../src/broker/coordinator/runtime/index.js';
+import { KafkaError } from '../../../src/protocol/errors.js';
 
 // A tiny coordinator: named counters, one record per increment, tombstone = delete.
 interface CounterRecord {
@@ -69,7 +69,7 @@ function setup() {
   return { clock, writer, runtime, shards, errors };
 }
 
-const codeOf = (err: unknown) => (err instanceof CoordinatorError ? err.code : undefined);
+const codeOf = (err: unknown) => (err instanceof KafkaError ? err.code : undefined);
 
 test('operations on an unknown partition fail NOT_COORDINATOR, while loading COORDINATOR_LOAD_IN_PROGRESS', async () => {
   const { runtime, writer } = setup();

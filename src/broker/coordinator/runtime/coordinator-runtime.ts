@@ -2,11 +2,10 @@
 // __transaction_state for transactions). Knows nothing about groups or transactions: the
 // coordinator supplies a shard factory and a record serde.
 import type { Clock } from './clock.js';
-import { CoordinatorError } from './coordinator-error.js';
+import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { CoordinatorResult, CoordinatorShard, RecordSerde, ShardContext } from './coordinator-shard.js';
 import type { PartitionLoader, PartitionWriter } from './partition-writer.js';
 import { ShardHolder } from './shard-holder.js';
-import { ErrorCode } from '../error-codes.js';
 
 export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<R>, R> {
   writer: PartitionWriter;
@@ -32,7 +31,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
    * it fail with COORDINATOR_LOAD_IN_PROGRESS until the promise resolves.
    */
   async load(partition: number): Promise<void> {
-    if (this.#closed) throw new CoordinatorError(ErrorCode.NOT_COORDINATOR, 'runtime closed');
+    if (this.#closed) throw new KafkaError(ErrorCode.NOT_COORDINATOR, 'runtime closed');
     const existing = this.#holders.get(partition);
     if (existing !== undefined && existing.status !== 'closed') return;
     const opts = this.#opts;
@@ -60,7 +59,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
       shard.onLoaded();
     } catch (err) {
       if (this.#holders.get(partition) === holder) this.#holders.delete(partition);
-      holder.close(new CoordinatorError(ErrorCode.NOT_COORDINATOR, `load of partition ${partition} failed`));
+      holder.close(new KafkaError(ErrorCode.NOT_COORDINATOR, `load of partition ${partition} failed`));
       throw err;
     }
   }
@@ -70,7 +69,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     const holder = this.#holders.get(partition);
     if (holder === undefined) return;
     this.#holders.delete(partition);
-    holder.close(new CoordinatorError(ErrorCode.NOT_COORDINATOR, `partition ${partition} unloaded`));
+    holder.close(new KafkaError(ErrorCode.NOT_COORDINATOR, `partition ${partition} unloaded`));
   }
 
   /** Runs a write operation; resolves with its response once its records are committed. */
@@ -116,7 +115,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
   #holder(partition: number): ShardHolder<S, R> {
     const holder = this.#holders.get(partition);
     if (holder === undefined) {
-      throw new CoordinatorError(ErrorCode.NOT_COORDINATOR, `not the coordinator for partition ${partition}`);
+      throw new KafkaError(ErrorCode.NOT_COORDINATOR, `not the coordinator for partition ${partition}`);
     }
     return holder;
   }

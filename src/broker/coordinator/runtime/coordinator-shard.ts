@@ -40,7 +40,7 @@ export interface RecordSerde<R> {
 /** Keyed one-shot timers whose callbacks run as write operations on the shard. */
 export interface CoordinatorTimer<R> {
   /** Schedules `op` after `delayMs`, replacing any timer with the same key. */
-  schedule(key: string, delayMs: number, op: () => CoordinatorResult<R, void>): void;
+  schedule(key: string, delayMs: number, op: () => CoordinatorResult<R, unknown>): void;
   cancel(key: string): void;
   isScheduled(key: string): boolean;
   readonly size: number;

@@ -1,5 +1,5 @@
 export { type Clock, MockClock, systemClock, type TimerHandle } from './clock.js';
-export { CoordinatorError, errorCodeOf } from './coordinator-error.js';
+export { errorCodeOf } from './coordinator-error.js';
 export { CoordinatorRuntime, type CoordinatorRuntimeOptions } from './coordinator-runtime.js';
 export type {
   CoordinatorResult,

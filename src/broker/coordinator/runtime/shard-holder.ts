@@ -9,10 +9,9 @@
 // contains records that never made it to the log: the runtime then drops the shard and
 // reloads it from the log rather than trying to undo them.
 import type { Clock, TimerHandle } from './clock.js';
-import { CoordinatorError } from './coordinator-error.js';
+import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { CoordinatorResult, CoordinatorShard, CoordinatorTimer, RecordSerde } from './coordinator-shard.js';
 import type { PartitionWriter, SerializedRecord } from './partition-writer.js';
-import { ErrorCode } from '../error-codes.js';
 
 export type ShardStatus = 'loading' | 'active' | 'closed';
 
@@ -129,10 +128,10 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
 
   #checkActive(): S {
     if (this.status === 'loading' || this.shard === null) {
-      throw new CoordinatorError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `partition ${this.partition} is loading`);
+      throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `partition ${this.partition} is loading`);
     }
     if (this.status === 'closed') {
-      throw new CoordinatorError(ErrorCode.NOT_COORDINATOR, `partition ${this.partition} is not loaded`);
+      throw new KafkaError(ErrorCode.NOT_COORDINATOR, `partition ${this.partition} is not loaded`);
     }
     return this.shard;
   }
@@ -190,7 +189,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
 
   #fail(cause: Error): void {
     this.hooks.onError(this.partition, cause);
-    this.close(new CoordinatorError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `write to partition ${this.partition} failed: ${cause.message}`));
+    this.close(new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `write to partition ${this.partition} failed: ${cause.message}`));
     this.hooks.onWriteFailure(this as unknown as ShardHolder<never, never>, cause);
   }
 
