@@ -1,0 +1,287 @@
+// One TCP connection to one broker: size-prefixed framing, request pipelining and correlation.
+//
+// Requests are written as soon as they are submitted; Kafka answers the requests of one
+// connection in the order it received them, so responses are matched against the oldest
+// in-flight request (like Java's NetworkClient) and a correlation-id mismatch is fatal for the
+// connection. This layer knows nothing about API schemas: callers build a frame for a given
+// correlation id and parse the response body; the correlation id is the first int32 of every
+// response header version, so the transport can read it without knowing the API.
+//
+// A request that times out closes the connection: its response may still arrive later, and with
+// ordered responses there is no way to skip it safely (Java does the same).
+import net from 'node:net';
+import { ClientClosedError, ConnectionError, RequestTimeoutError } from './errors.js';
+
+export interface ConnectionOptions {
+  host: string;
+  port: number;
+  /** Time allowed for the TCP handshake. */
+  connectTimeoutMs: number;
+  /** Default time a request may stay unanswered. */
+  requestTimeoutMs: number;
+  /** Frames larger than this are treated as a protocol violation (protects against garbage). */
+  maxResponseBytes?: number;
+}
+
+export interface FrameRequest<T> {
+  /** Builds the whole frame (size prefix included) for the given correlation id. */
+  build(correlationId: number): Buffer[];
+  /** Parses a response frame: `frame` starts at the correlation id (size prefix removed). */
+  parse(frame: Buffer): T;
+  /** False for Produce with acks=0: the broker sends nothing back. */
+  expectResponse: boolean;
+  timeoutMs?: number;
+}
+
+interface InFlight {
+  correlationId: number;
+  deadline: number;
+  parse(frame: Buffer): unknown;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
+const DEFAULT_MAX_RESPONSE = 512 * 1024 * 1024;
+
+export class Connection {
+  readonly host: string;
+  readonly port: number;
+  #opts: ConnectionOptions;
+  #socket: net.Socket | null = null;
+  #connecting: Promise<void> | null = null;
+  #nextCorrelation = 1;
+  // FIFO of requests awaiting a response; `#head` avoids O(n) shifts under heavy pipelining.
+  #queue: InFlight[] = [];
+  #head = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  #closed = false;
+  #onClose: ((err: Error | null) => void) | null = null;
+
+  constructor(opts: ConnectionOptions) {
+    this.#opts = opts;
+    this.host = opts.host;
+    this.port = opts.port;
+  }
+
+  get connected(): boolean {
+    return this.#socket !== null && !this.#closed && this.#connecting === null;
+  }
+
+  get inFlight(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  /** Called once when the connection ends, with the error that ended it (null on close()). */
+  onClose(fn: (err: Error | null) => void): void {
+    this.#onClose = fn;
+  }
+
+  connect(): Promise<void> {
+    if (this.#closed) return Promise.reject(new ClientClosedError('connection closed'));
+    if (this.#connecting) return this.#connecting;
+    if (this.#socket) return Promise.resolve();
+    this.#connecting = new Promise<void>((resolve, reject) => {
+      const socket = net.connect({ host: this.host, port: this.port, noDelay: true });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        fail(new ConnectionError(`connect to ${this.host}:${this.port} timed out`));
+      }, this.#opts.connectTimeoutMs);
+      const fail = (err: Error): void => {
+        clearTimeout(timer);
+        this.#connecting = null;
+        this.#closed = true;
+        reject(err instanceof ConnectionError ? err : new ConnectionError(this.#describe(err), err));
+      };
+      socket.once('error', fail);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.off('error', fail);
+        this.#socket = socket;
+        this.#connecting = null;
+        socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+        socket.on('error', (err) => this.#fail(new ConnectionError(this.#describe(err), err)));
+        socket.on('close', () => this.#fail(new ConnectionError(`connection to ${this.host}:${this.port} closed`)));
+        resolve();
+      });
+    });
+    return this.#connecting;
+  }
+
+  send<T>(req: FrameRequest<T>): Promise<T> {
+    const socket = this.#socket;
+    if (this.#closed || socket === null) {
+      return Promise.reject(new ConnectionError(`not connected to ${this.host}:${this.port}`));
+    }
+    const correlationId = this.#nextCorrelation;
+    this.#nextCorrelation = correlationId === 0x7fffffff ? 1 : correlationId + 1;
+    const frame = req.build(correlationId);
+    if (!req.expectResponse) {
+      this.#write(socket, frame);
+      return Promise.resolve(undefined as T);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const deadline = Date.now() + (req.timeoutMs ?? this.#opts.requestTimeoutMs);
+      this.#queue.push({
+        correlationId,
+        deadline,
+        parse: req.parse,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+      if (this.#timer === null) this.#arm(deadline);
+      this.#write(socket, frame);
+    });
+  }
+
+  /** Closes the connection; requests still in flight fail with ClientClosedError. */
+  close(): void {
+    if (this.#closed) return;
+    this.#fail(new ClientClosedError('connection closed'), true);
+  }
+
+  #write(socket: net.Socket, frame: Buffer[]): void {
+    if (frame.length === 1) {
+      socket.write(frame[0]!);
+      return;
+    }
+    socket.cork();
+    for (const b of frame) socket.write(b);
+    socket.uncork();
+  }
+
+  #describe(err: Error): string {
+    return `connection to ${this.host}:${this.port} failed: ${err.message}`;
+  }
+
+  #arm(deadline: number): void {
+    this.#timer = setTimeout(() => this.#checkTimeouts(), Math.max(1, deadline - Date.now()));
+    this.#timer.unref();
+  }
+
+  #checkTimeouts(): void {
+    this.#timer = null;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const d = this.#queue[i]!.deadline;
+      if (d <= now) {
+        this.#fail(new RequestTimeoutError(`request to ${this.host}:${this.port} timed out`));
+        return;
+      }
+      if (d < next) next = d;
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.length;
+    const max = this.#opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE;
+    while (this.#buffered >= 4) {
+      const first = this.#chunks[0]!;
+      const size = first.length >= 4 ? first.readInt32BE(0) : this.#peek(4).readInt32BE(0);
+      if (size < 4 || size > max) {
+        this.#fail(new ConnectionError(`invalid response frame size ${size} from ${this.host}:${this.port}`));
+        return;
+      }
+      if (this.#buffered < 4 + size) return;
+      const frame = this.#take(4 + size).subarray(4);
+      this.#deliver(frame);
+      if (this.#closed) return;
+    }
+  }
+
+  #peek(n: number): Buffer {
+    if (this.#chunks.length > 1) {
+      const joined = Buffer.concat(this.#chunks);
+      this.#chunks = [joined];
+    }
+    return this.#chunks[0]!.subarray(0, n);
+  }
+
+  /** Removes n bytes from the front of the buffered chunks, copying only if they span chunks. */
+  #take(n: number): Buffer {
+    this.#buffered -= n;
+    const first = this.#chunks[0]!;
+    if (first.length >= n) {
+      if (first.length === n) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    let off = 0;
+    while (off < n) {
+      const c = this.#chunks[0]!;
+      const want = n - off;
+      if (c.length <= want) {
+        c.copy(out, off);
+        off += c.length;
+        this.#chunks.shift();
+      } else {
+        c.copy(out, off, 0, want);
+        this.#chunks[0] = c.subarray(want);
+        off += want;
+      }
+    }
+    return out;
+  }
+
+  #deliver(frame: Buffer): void {
+    const entry = this.#queue[this.#head];
+    const correlationId = frame.readInt32BE(0);
+    if (entry === undefined || entry.correlationId !== correlationId) {
+      this.#fail(
+        new ConnectionError(
+          `correlation id mismatch from ${this.host}:${this.port}: got ${correlationId}, expected ${entry?.correlationId ?? 'none'}`,
+        ),
+      );
+      return;
+    }
+    this.#queue[this.#head++] = undefined as unknown as InFlight;
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    let value: unknown;
+    try {
+      value = entry.parse(frame);
+    } catch (err) {
+      // A body we cannot parse means we cannot trust the rest of the stream either.
+      entry.reject(err as Error);
+      this.#fail(new ConnectionError(`unparsable response from ${this.host}:${this.port}: ${(err as Error).message}`));
+      return;
+    }
+    entry.resolve(value);
+  }
+
+  #fail(err: Error, requested = false): void {
+    if (this.#closed && this.#socket === null) return;
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const socket = this.#socket;
+    this.#socket = null;
+    if (socket) {
+      socket.removeAllListeners('data');
+      socket.removeAllListeners('close');
+      socket.on('error', () => {});
+      if (requested) socket.end();
+      else socket.destroy();
+    }
+    const pending = this.#queue.slice(this.#head);
+    this.#queue = [];
+    this.#head = 0;
+    this.#chunks = [];
+    this.#buffered = 0;
+    // The request that timed out gets the timeout error; the others lost their connection.
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
+      if (err instanceof RequestTimeoutError && p.deadline > Date.now()) {
+        p.reject(new ConnectionError(`connection to ${this.host}:${this.port} closed after a request timeout`));
+      } else p.reject(err);
+    }
+    this.#onClose?.(requested ? null : err);
+  }
+}
