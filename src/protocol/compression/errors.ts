@@ -1,24 +1,16 @@
-// Typed compression errors carrying the Kafka error code a broker answers with.
+// Typed compression errors: KafkaErrors carrying the code a broker answers with.
+//   CORRUPT_MESSAGE               undecodable compressed data
+//   MESSAGE_TOO_LARGE             output would exceed the caller's cap (decompression bomb guard)
+//   UNSUPPORTED_COMPRESSION_TYPE  codec id outside 0-4, or sync zstd (the library is async-only)
+import { ErrorCode, KafkaError } from '../errors.js';
 
-export const CompressionErrorCode = {
-  /** Undecodable compressed data. */
-  CORRUPT_MESSAGE: 2,
-  /** Decompressed data would exceed the caller's limit (decompression bomb guard). */
-  MESSAGE_TOO_LARGE: 10,
-  /** Codec id outside 0-4, or an operation the codec library cannot do (sync zstd). */
-  UNSUPPORTED_COMPRESSION_TYPE: 76,
-} as const;
+export type CompressionErrorName = 'CORRUPT_MESSAGE' | 'MESSAGE_TOO_LARGE' | 'UNSUPPORTED_COMPRESSION_TYPE';
 
-export type CompressionErrorName = keyof typeof CompressionErrorCode;
-
-export class CompressionError extends Error {
-  override readonly name = 'CompressionError';
-  readonly code: number;
-  readonly errorName: CompressionErrorName;
+export class CompressionError extends KafkaError {
+  declare readonly errorName: CompressionErrorName;
 
   constructor(errorName: CompressionErrorName, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.errorName = errorName;
-    this.code = CompressionErrorCode[errorName];
+    super(ErrorCode[errorName], message, options);
+    this.name = 'CompressionError';
   }
 }

@@ -1,0 +1,253 @@
+// Lazy RecordBatch v2 decoding. A `RecordCursor` walks the records area (decompressed once)
+// and exposes the current record's fields as numbers and positions; keys and values become
+// `subarray`s only when asked and headers are parsed only on demand, so a scan that looks at
+// offsets and timestamps (the broker's validation, a consumer skipping to an offset) allocates
+// nothing per record. Every length is checked against the record's own bounds before use:
+// hostile input ends in a RecordBatchError, never in a large allocation.
+import { CompressionError, decompress, decompressSync } from '../compression/index.js';
+import { RecordBatchError, corrupt, invalidRecord } from './errors.js';
+import {
+  type BatchHeader,
+  CURRENT_MAGIC,
+  LENGTH_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  TIMESTAMP_TYPE_MASK,
+  compressionOf,
+  computeBatchCrc,
+  readBatchHeader,
+} from './header.js';
+import { type VarintCursor, readVarint, readVarlong } from './varint.js';
+
+export interface RecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+/** A fully materialised record (what `RecordCursor.toRecord()` and `decodeRecords` return). */
+export interface DecodedRecord {
+  offset: bigint;
+  timestamp: bigint;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+export interface DecodeOptions {
+  /** Verify the CRC-32C (default true). */
+  verifyCrc?: boolean;
+  /** Cap on the decompressed records area (bomb guard); see compression's default. */
+  maxDecompressedSize?: number;
+}
+
+/** Iterates the records of one batch. Field values describe the current record after `next()`. */
+export class RecordCursor implements Iterable<RecordCursor> {
+  readonly header: BatchHeader;
+  /** The (decompressed) records area; positions below index into it. */
+  readonly data: Buffer;
+  /** Index of the current record, −1 before the first `next()`. */
+  index = -1;
+  offsetDelta = 0;
+  /** Timestamp delta as stored (see `timestamp` for LogAppendTime batches). */
+  timestampDelta = 0;
+  recordAttributes = 0;
+  keyOffset = 0;
+  /** −1 for a null key. */
+  keyLength = -1;
+  valueOffset = 0;
+  /** −1 for a null value. */
+  valueLength = -1;
+  headersOffset = 0;
+  headerCount = 0;
+  recordEnd = 0;
+  readonly #c: VarintCursor = { pos: 0 };
+  readonly #end: number;
+  readonly #baseTimestamp: number;
+  readonly #logAppendTime: boolean;
+
+  constructor(header: BatchHeader, data: Buffer) {
+    this.header = header;
+    this.data = data;
+    this.#end = data.length;
+    this.#baseTimestamp = Number(header.baseTimestamp);
+    this.#logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+  }
+
+  /** Advances to the next record; false at the end. Throws INVALID_RECORD on malformed data. */
+  next(): boolean {
+    const data = this.data;
+    const end = this.#end;
+    const c = this.#c;
+    const pos = this.recordEnd;
+    if (this.index + 1 >= this.header.recordCount) {
+      if (pos !== end) throw invalidRecord(`${end - pos} bytes left after the batch's ${this.header.recordCount} records`);
+      return false;
+    }
+    if (pos >= end) throw invalidRecord(`records end after ${this.index + 1} of ${this.header.recordCount} records`);
+    c.pos = pos;
+    const length = readVarint(data, c, end);
+    const recEnd = c.pos + length;
+    if (length < 1 || recEnd > end) throw invalidRecord(`record length ${length} out of bounds`);
+    this.recordAttributes = data[c.pos++]!;
+    this.timestampDelta = readVarlong(data, c, recEnd);
+    this.offsetDelta = readVarint(data, c, recEnd);
+    const keyLength = readVarint(data, c, recEnd);
+    if (keyLength < -1 || c.pos + keyLength > recEnd) throw invalidRecord(`key length ${keyLength} out of bounds`);
+    this.keyOffset = c.pos;
+    this.keyLength = keyLength;
+    if (keyLength > 0) c.pos += keyLength;
+    const valueLength = readVarint(data, c, recEnd);
+    if (valueLength < -1 || c.pos + valueLength > recEnd) throw invalidRecord(`value length ${valueLength} out of bounds`);
+    this.valueOffset = c.pos;
+    this.valueLength = valueLength;
+    if (valueLength > 0) c.pos += valueLength;
+    const headerCount = readVarint(data, c, recEnd);
+    // Each header takes at least two bytes (two one-byte lengths).
+    if (headerCount < 0 || headerCount * 2 > recEnd - c.pos) throw invalidRecord(`header count ${headerCount} out of bounds`);
+    this.headerCount = headerCount;
+    this.headersOffset = c.pos;
+    this.recordEnd = recEnd;
+    this.index++;
+    return true;
+  }
+
+  get offset(): bigint {
+    return this.header.baseOffset + BigInt(this.offsetDelta);
+  }
+
+  /** Milliseconds; for LogAppendTime batches the batch's MaxTimestamp, as Kafka reports it. */
+  get timestampMs(): number {
+    return this.#logAppendTime ? Number(this.header.maxTimestamp) : this.#baseTimestamp + this.timestampDelta;
+  }
+
+  get timestamp(): bigint {
+    return this.#logAppendTime ? this.header.maxTimestamp : BigInt(this.#baseTimestamp + this.timestampDelta);
+  }
+
+  key(): Buffer | null {
+    return this.keyLength < 0 ? null : this.data.subarray(this.keyOffset, this.keyOffset + this.keyLength);
+  }
+
+  value(): Buffer | null {
+    return this.valueLength < 0 ? null : this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength);
+  }
+
+  /** Parses the current record's headers; checks that they end exactly at the record's end. */
+  headers(): RecordHeader[] {
+    const out: RecordHeader[] = [];
+    const data = this.data;
+    const end = this.recordEnd;
+    const c = this.#c;
+    c.pos = this.headersOffset;
+    for (let i = 0; i < this.headerCount; i++) {
+      const kl = readVarint(data, c, end);
+      if (kl < 0 || c.pos + kl > end) throw invalidRecord(`header key length ${kl} out of bounds`);
+      const key = data.toString('utf8', c.pos, c.pos + kl);
+      c.pos += kl;
+      const vl = readVarint(data, c, end);
+      if (vl < -1 || c.pos + vl > end) throw invalidRecord(`header value length ${vl} out of bounds`);
+      out.push({ key, value: vl < 0 ? null : data.subarray(c.pos, c.pos + vl) });
+      if (vl > 0) c.pos += vl;
+    }
+    if (c.pos !== end) throw invalidRecord(`record has ${end - c.pos} bytes after its headers`);
+    return out;
+  }
+
+  toRecord(): DecodedRecord {
+    return {
+      offset: this.offset,
+      timestamp: this.timestamp,
+      key: this.key(),
+      value: this.value(),
+      headers: this.headerCount === 0 ? [] : this.headers(),
+    };
+  }
+
+  /** Yields this cursor once per record: read what you need before the next iteration. */
+  *[Symbol.iterator](): Iterator<RecordCursor> {
+    while (this.next()) yield this;
+  }
+}
+
+/**
+ * Checks framing and (by default) the CRC of the batch at the start of `buf`; returns its
+ * header and the raw records area. Throws RecordBatchError (CORRUPT_MESSAGE for framing/CRC).
+ */
+function openBatch(buf: Buffer, options: DecodeOptions | undefined): { header: BatchHeader; area: Buffer } {
+  if (buf.length < RECORD_BATCH_OVERHEAD) throw corrupt(`truncated batch: ${buf.length} bytes`);
+  const size = LOG_OVERHEAD + buf.readInt32BE(LENGTH_OFFSET);
+  if (size < RECORD_BATCH_OVERHEAD || size > buf.length) throw corrupt(`batch size ${size} out of bounds (${buf.length} bytes)`);
+  const magic = buf.readInt8(MAGIC_OFFSET);
+  if (magic !== CURRENT_MAGIC) throw corrupt(`batch magic ${magic} is not ${CURRENT_MAGIC}`);
+  const header = readBatchHeader(buf, 0);
+  if (options?.verifyCrc !== false && computeBatchCrc(buf, 0) !== header.crc) throw corrupt('batch CRC mismatch');
+  if (header.recordCount < 0) throw invalidRecord(`negative record count ${header.recordCount}`);
+  return { header, area: buf.subarray(RECORD_BATCH_OVERHEAD, size) };
+}
+
+function wrapCompressionError(err: unknown): unknown {
+  // One error type for callers of the record codec; the codec error stays as the cause.
+  if (err instanceof CompressionError) {
+    return new RecordBatchError(err.errorName, err.message, { cause: err });
+  }
+  return err;
+}
+
+/** Opens the batch at the start of `buf`, decompressing its records area once if needed. */
+export async function decodeRecordBatch(buf: Buffer, options?: DecodeOptions): Promise<RecordCursor> {
+  const { header, area } = openBatch(buf, options);
+  const codec = compressionOf(header.attributes);
+  if (codec === 0) return new RecordCursor(header, area);
+  try {
+    return new RecordCursor(header, await decompress(codec, area, { maxSize: options?.maxDecompressedSize }));
+  } catch (err) {
+    throw wrapCompressionError(err);
+  }
+}
+
+/** Synchronous `decodeRecordBatch`: uncompressed, gzip, snappy, lz4; zstd throws. */
+export function decodeRecordBatchSync(buf: Buffer, options?: DecodeOptions): RecordCursor {
+  const { header, area } = openBatch(buf, options);
+  const codec = compressionOf(header.attributes);
+  if (codec === 0) return new RecordCursor(header, area);
+  try {
+    return new RecordCursor(header, decompressSync(codec, area, { maxSize: options?.maxDecompressedSize }));
+  } catch (err) {
+    throw wrapCompressionError(err);
+  }
+}
+
+/** Decodes every record of the batch at the start of `buf` into plain objects. */
+export async function decodeRecords(buf: Buffer, options?: DecodeOptions): Promise<DecodedRecord[]> {
+  const cursor = await decodeRecordBatch(buf, options);
+  const out: DecodedRecord[] = [];
+  while (cursor.next()) out.push(cursor.toRecord());
+  return out;
+}
+
+export interface CheckRecordsOptions {
+  /** Require offset deltas 0, 1, 2, … ending at LastOffsetDelta (batches from producers). */
+  sequentialOffsets?: boolean;
+}
+
+/**
+ * Walks every record of the cursor (from its current position), parsing headers too, so that
+ * any malformed byte surfaces as INVALID_RECORD before a batch is accepted. Returns the number
+ * of records walked.
+ */
+export function checkRecords(cursor: RecordCursor, options?: CheckRecordsOptions): number {
+  const sequential = options?.sequentialOffsets === true;
+  let n = 0;
+  while (cursor.next()) {
+    if (cursor.headerCount > 0) cursor.headers();
+    if (sequential && cursor.offsetDelta !== cursor.index) {
+      throw invalidRecord(`record ${cursor.index} has offset delta ${cursor.offsetDelta}`);
+    }
+    n++;
+  }
+  if (sequential && cursor.index !== cursor.header.lastOffsetDelta) {
+    throw invalidRecord(`last offset delta ${cursor.index} != LastOffsetDelta ${cursor.header.lastOffsetDelta}`);
+  }
+  return n;
+}
