@@ -1,0 +1,102 @@
+// Metadata (key 3), v0-12. Brokers and controller come from the image, so ControllerId is
+// always a listed broker (kafkajs routes admin requests to it). Topic selection: v0 empty list
+// = all topics; v1+ null = all, empty = none; v10+ entries may name a topic by id only.
+// Unknown topics are auto-created when both `auto.create.topics.enable` and the request's
+// AllowAutoTopicCreation (v4+, implied true before) allow it; the fresh topic is returned
+// complete because creation finishes (logs included) before we answer. Authorized-operation
+// fields (v8+) are INT32_MIN unless asked for; with no ACLs everything is allowed.
+
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import {
+  type MetadataRequest,
+  type MetadataResponse,
+  type MetadataResponseMetadataResponseTopic,
+  metadataApi,
+} from '../../protocol/messages/generated/metadata.js';
+import type { TopicImage } from '../metadata/metadata-image.js';
+import { topicNameError } from '../metadata/topic-names.js';
+import { ZERO_UUID } from '../metadata/uuid.js';
+import { defineApi } from './api.js';
+import { autoCreateTopic } from './auto-create.js';
+import type { BrokerServices } from './services.js';
+
+const OPS_NOT_REQUESTED = -2147483648;
+/** READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
+export const TOPIC_ALL_OPS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((a, b) => a | (1 << b), 0);
+/** CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, CREATE/DESCRIBE_TOKENS. */
+export const CLUSTER_ALL_OPS = [5, 7, 8, 9, 10, 11, 12, 13, 14].reduce((a, b) => a | (1 << b), 0);
+
+export function brokerList(broker: BrokerServices): MetadataResponse['brokers'] {
+  return broker.image.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }));
+}
+
+function describeTopic(t: TopicImage, ops: number): MetadataResponseMetadataResponseTopic {
+  return {
+    errorCode: ErrorCode.NONE,
+    name: t.name,
+    topicId: t.topicId,
+    isInternal: t.internal,
+    partitions: t.partitions.map((p) => ({
+      errorCode: ErrorCode.NONE,
+      partitionIndex: p.partition,
+      leaderId: p.leader,
+      leaderEpoch: p.leaderEpoch,
+      replicaNodes: [...p.replicas],
+      isrNodes: [...p.isr],
+      offlineReplicas: [],
+    })),
+    topicAuthorizedOperations: ops,
+  };
+}
+
+function errorTopic(name: string | null, topicId: string, errorCode: number): MetadataResponseMetadataResponseTopic {
+  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED };
+}
+
+export default defineApi<MetadataRequest, MetadataResponse>({
+  api: metadataApi,
+  minVersion: 0,
+  maxVersion: 12,
+  async handle(ctx, req) {
+    const { broker, version } = ctx;
+    const topicOps = version >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_ALL_OPS : OPS_NOT_REQUESTED;
+    const allTopics = req.topics === null || (version === 0 && req.topics.length === 0);
+    const topics: MetadataResponseMetadataResponseTopic[] = [];
+    if (allTopics) {
+      const sorted = [...broker.image.topics].sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const t of sorted) topics.push(describeTopic(t, topicOps));
+    } else {
+      const autoCreate = broker.config.autoCreateTopicsEnable && (version < 4 || req.allowAutoTopicCreation);
+      for (const rt of req.topics!) {
+        if (rt.name === null) {
+          const t = rt.topicId === ZERO_UUID ? undefined : broker.image.topicById(rt.topicId);
+          topics.push(t ? describeTopic(t, topicOps) : errorTopic(null, rt.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
+          continue;
+        }
+        const existing = broker.image.topic(rt.name);
+        if (existing) {
+          topics.push(describeTopic(existing, topicOps));
+        } else if (topicNameError(rt.name) !== null) {
+          topics.push(errorTopic(rt.name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION));
+        } else if (!autoCreate) {
+          topics.push(errorTopic(rt.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+        } else {
+          try {
+            topics.push(describeTopic(await autoCreateTopic(broker, rt.name), topicOps));
+          } catch (e) {
+            const code = e instanceof KafkaError ? e.code : ErrorCode.UNKNOWN_SERVER_ERROR;
+            topics.push(errorTopic(rt.name, ZERO_UUID, code));
+          }
+        }
+      }
+    }
+    return {
+      throttleTimeMs: 0,
+      brokers: brokerList(broker),
+      clusterId: broker.image.clusterId,
+      controllerId: broker.image.controllerId,
+      topics,
+      clusterAuthorizedOperations: version >= 8 && req.includeClusterAuthorizedOperations ? CLUSTER_ALL_OPS : OPS_NOT_REQUESTED,
+    };
+  },
+});

@@ -1,0 +1,25 @@
+// The broker state handlers may use. `broker.ts` builds it; handlers never import broker.ts,
+// which keeps every `apis/NN-name.ts` testable with a hand-made services object.
+
+import type { LogManager } from '../../storage/index.js';
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { ConfigResolver } from '../config/config-resolver.js';
+import type { Logger } from '../logger.js';
+import type { Controller } from '../metadata/controller.js';
+import type { MetadataImage } from '../metadata/metadata-image.js';
+import type { ProducerIdManager } from '../metadata/producer-ids.js';
+import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { ApiRegistry } from './registry.js';
+
+export interface BrokerServices {
+  readonly nodeId: number;
+  readonly config: BrokerConfig;
+  readonly configs: ConfigResolver;
+  readonly image: MetadataImage;
+  readonly controller: Controller;
+  readonly replicas: ReplicaManager;
+  readonly logs: LogManager;
+  readonly producerIds: ProducerIdManager;
+  readonly registry: ApiRegistry;
+  readonly logger: Logger;
+}

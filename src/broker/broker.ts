@@ -1,0 +1,129 @@
+// Assembles one broker: config → metadata store and image → log manager → replica manager →
+// controller → API registry → socket server. `startBroker` is the embedded entry point used by
+// `samsa start`, the testkit and applications; `close()` answers in-flight requests, then
+// flushes logs and writes checkpoints.
+
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { LogManager, logConfigFromProperties } from '../storage/index.js';
+import { ALL_HANDLERS } from './apis/index.js';
+import { Dispatcher } from './apis/dispatcher.js';
+import { ApiRegistry } from './apis/registry.js';
+import type { BrokerServices } from './apis/services.js';
+import { type BrokerConfig, type BrokerConfigInput, loadBrokerConfig } from './config/broker-config.js';
+import { ConfigResolver } from './config/config-resolver.js';
+import { type Logger, silentLogger } from './logger.js';
+import { Controller } from './metadata/controller.js';
+import { LocalMetadataStore } from './metadata/local-store.js';
+import { MetadataImage } from './metadata/metadata-image.js';
+import { ProducerIdManager } from './metadata/producer-ids.js';
+import { SocketServer } from './network/socket-server.js';
+import { ReplicaManager } from './replica/replica-manager.js';
+
+export interface StartBrokerOptions extends BrokerConfigInput {
+  /** A ready config; when given, the other config fields are ignored. */
+  config?: BrokerConfig;
+  logger?: Logger;
+}
+
+export interface BrokerHandle {
+  /** Host clients should connect to (the advertised one). */
+  readonly host: string;
+  readonly port: number;
+  readonly nodeId: number;
+  readonly clusterId: string;
+  /** `host:port`, handy as a bootstrap string. */
+  readonly bootstrap: string;
+  readonly services: BrokerServices;
+  /** Graceful stop: answers what was received, flushes, checkpoints. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function startBroker(options: StartBrokerOptions = {}): Promise<BrokerHandle> {
+  const config = options.config ?? loadBrokerConfig(options);
+  const logger = options.logger ?? silentLogger;
+  await mkdir(config.logDirs[0]!, { recursive: true });
+  const store = new LocalMetadataStore(config.logDirs[0]!);
+  const stored = await store.load();
+  const image = new MetadataImage(stored, config.nodeId);
+  const configs = new ConfigResolver(config.props, () => ({
+    cluster: image.brokerConfigs(''),
+    broker: image.brokerConfigs(String(config.nodeId)),
+  }));
+  const topicConfigs = new Map([...image.topics].map((t) => [t.name, logConfigFromProperties(configs.topicProps(t.configs))]));
+  const logs = await LogManager.open({
+    logDirs: [...config.logDirs],
+    defaults: logConfigFromProperties(configs.topicDefaults()),
+    topicConfigs,
+    brokerId: config.nodeId,
+    clusterId: image.clusterId,
+    checkpointIntervalMs: config.logFlushOffsetCheckpointIntervalMs,
+    retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+    onError: (error, context) => logger.log('error', 'storage background task failed', { context, error: error.message }),
+  });
+  const replicas = new ReplicaManager(logs, image, configs, config.nodeId, logger);
+  const controller = new Controller(store, image, config, logger);
+  controller.onChange((change) => replicas.apply(change));
+  const services: BrokerServices = {
+    nodeId: config.nodeId,
+    config,
+    configs,
+    image,
+    controller,
+    replicas,
+    logs,
+    producerIds: new ProducerIdManager(store),
+    registry: new ApiRegistry(ALL_HANDLERS),
+    logger,
+  };
+  let server: SocketServer | null = null;
+  try {
+    await replicas.startup();
+    server = new SocketServer({
+      host: config.host,
+      port: config.port,
+      maxRequestBytes: config.socketRequestMaxBytes,
+      queuedMaxRequestBytes: config.queuedMaxRequestBytes,
+      idleMs: config.connectionsMaxIdleMs,
+      maxConnections: config.maxConnections,
+      handler: new Dispatcher(services),
+      logger,
+    });
+    await server.listen();
+  } catch (e) {
+    await logs.close();
+    await store.close();
+    throw e;
+  }
+  const host = config.advertisedHost ?? advertisableHost(server.host);
+  const port = config.advertisedPort && config.advertisedPort > 0 ? config.advertisedPort : server.port;
+  image.registerBroker({ nodeId: config.nodeId, host, port, rack: config.rack });
+  logs.startBackgroundTasks();
+  logger.log('info', 'broker started', { nodeId: config.nodeId, host, port, clusterId: image.clusterId });
+
+  let closing: Promise<void> | null = null;
+  const srv = server;
+  return {
+    host,
+    port,
+    nodeId: config.nodeId,
+    clusterId: image.clusterId,
+    bootstrap: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+    services,
+    close() {
+      closing ??= (async () => {
+        replicas.beginShutdown();
+        await srv.close();
+        await logs.close();
+        await store.close();
+        logger.log('info', 'broker stopped', { nodeId: config.nodeId });
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A wildcard bind address cannot be given to clients; use the machine's name instead. */
+function advertisableHost(bound: string): string {
+  return bound === '0.0.0.0' || bound === '::' ? hostname() : bound;
+}

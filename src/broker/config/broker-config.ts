@@ -1,0 +1,138 @@
+// The broker's typed configuration, built from Kafka-style properties (file, then overrides)
+// and validated against BROKER_CONFIGS. Unknown keys are kept (Kafka only warns about them)
+// so that a stock `server.properties` loads unchanged.
+
+import { readFileSync } from 'node:fs';
+import { BROKER_CONFIGS } from './broker-configs.js';
+import { parseList, toBoolean, toNumber, validateConfigValue } from './config-def.js';
+import { parseProperties } from './properties.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface BrokerConfig {
+  readonly nodeId: number;
+  /** Address to bind. */
+  readonly host: string;
+  readonly port: number;
+  /** Address given to clients in Metadata; null = derive from the bound address. */
+  readonly advertisedHost: string | null;
+  readonly advertisedPort: number | null;
+  readonly rack: string | null;
+  readonly logDirs: readonly string[];
+  readonly socketRequestMaxBytes: number;
+  /** Broker-wide budget for requests being buffered/handled; <= 0 = unlimited. */
+  readonly queuedMaxRequestBytes: number;
+  readonly connectionsMaxIdleMs: number;
+  readonly maxConnections: number;
+  readonly fetchMaxBytes: number;
+  readonly numPartitions: number;
+  readonly defaultReplicationFactor: number;
+  readonly autoCreateTopicsEnable: boolean;
+  readonly deleteTopicEnable: boolean;
+  readonly logFlushOffsetCheckpointIntervalMs: number;
+  readonly logRetentionCheckIntervalMs: number;
+  /** Every key supplied statically (file + overrides), as strings. */
+  readonly props: ReadonlyMap<string, string>;
+}
+
+export interface BrokerConfigInput {
+  /** Path of a `server.properties` file. */
+  configFile?: string;
+  /** Applied after the file; `undefined` values are ignored. */
+  overrides?: Readonly<Record<string, string | number | boolean | undefined>>;
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  nodeId?: number;
+}
+
+export function loadBrokerConfig(input: BrokerConfigInput = {}): BrokerConfig {
+  const props = new Map<string, string>();
+  if (input.configFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(input.configFile, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${input.configFile}: ${(e as Error).message}`);
+    }
+    for (const [k, v] of parseProperties(text)) props.set(k, v);
+  }
+  for (const [k, v] of Object.entries(input.overrides ?? {})) if (v !== undefined) props.set(k, String(v));
+  if (input.dataDir !== undefined) {
+    props.set('log.dirs', input.dataDir);
+  }
+  if (input.nodeId !== undefined) props.set('node.id', String(input.nodeId));
+  if (input.host !== undefined || input.port !== undefined) {
+    const current = parseListener(props.get('listeners') ?? BROKER_CONFIGS.get('listeners')!.default!);
+    const host = input.host ?? current.host;
+    const port = input.port ?? current.port;
+    props.set('listeners', `PLAINTEXT://${formatHost(host)}:${port}`);
+  }
+  return buildBrokerConfig(props);
+}
+
+/** Validates every known key and derives the typed view. */
+export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerConfig {
+  for (const [k, v] of props) {
+    const d = BROKER_CONFIGS.get(k);
+    if (!d) continue;
+    const err = validateConfigValue(d, v);
+    if (err) throw new ConfigError(err);
+  }
+  const get = (k: string): string | null => props.get(k) ?? BROKER_CONFIGS.get(k)?.default ?? null;
+  const num = (k: string): number => toNumber(get(k)!);
+  const listener = parseListener(get('listeners')!);
+  const advertisedRaw = get('advertised.listeners');
+  const advertised = advertisedRaw ? parseListener(advertisedRaw) : null;
+  const nodeIdRaw = props.get('node.id') ?? props.get('broker.id') ?? get('node.id')!;
+  const logDirs = parseList(get('log.dirs') ?? get('log.dir')!);
+  if (logDirs.length === 0) throw new ConfigError('log.dirs must name at least one directory');
+  return {
+    nodeId: toNumber(nodeIdRaw),
+    host: listener.host,
+    port: listener.port,
+    advertisedHost: advertised?.host || null,
+    advertisedPort: advertised ? advertised.port : null,
+    rack: get('broker.rack'),
+    logDirs,
+    socketRequestMaxBytes: num('socket.request.max.bytes'),
+    queuedMaxRequestBytes: num('queued.max.request.bytes'),
+    connectionsMaxIdleMs: num('connections.max.idle.ms'),
+    maxConnections: num('max.connections'),
+    fetchMaxBytes: num('fetch.max.bytes'),
+    numPartitions: num('num.partitions'),
+    defaultReplicationFactor: num('default.replication.factor'),
+    autoCreateTopicsEnable: toBoolean(get('auto.create.topics.enable')!),
+    deleteTopicEnable: toBoolean(get('delete.topic.enable')!),
+    logFlushOffsetCheckpointIntervalMs: num('log.flush.offset.checkpoint.interval.ms'),
+    logRetentionCheckIntervalMs: num('log.retention.check.interval.ms'),
+    props,
+  };
+}
+
+export interface Listener {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Parses the first entry of a Kafka listener list, e.g. `PLAINTEXT://127.0.0.1:9092`. */
+export function parseListener(value: string): Listener {
+  const first = parseList(value)[0];
+  const m = first ? /^([A-Za-z0-9_]+):\/\/(\[[^\]]*\]|[^:]*):(\d+)$/.exec(first) : null;
+  if (!m) throw new ConfigError(`Invalid listener ${JSON.stringify(value)}: expected NAME://host:port`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(`Invalid port in listener ${first}`);
+  const host = m[2]!.startsWith('[') ? m[2]!.slice(1, -1) : m[2]!;
+  // Kafka binds every interface when the host is empty.
+  return { name: m[1]!, host: host === '' ? '0.0.0.0' : host, port };
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

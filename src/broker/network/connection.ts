@@ -1,0 +1,336 @@
+// One client connection: length-prefixed framing, admission against the memory budget, and
+// responses written strictly in request order.
+//
+// Framing: `int32 size` + `size` bytes. The size is checked before any of the body is buffered
+// (negative or above `socket.request.max.bytes` closes the connection, as Kafka does), and the
+// body is copied once into a buffer of exactly that size.
+//
+// Ordering: requests start in arrival order. A request starts only when every earlier request
+// of this connection has finished (Kafka mutes a channel while it has a request in flight),
+// except that pipelinable requests (Produce: offsets are assigned synchronously at call time)
+// may overlap other pipelinable ones. Outcomes are written in arrival order whatever order the
+// handlers finish in; a request may produce no response (acks=0) or ask to close the connection
+// after the earlier responses have gone out.
+
+import type { Socket } from 'node:net';
+import type { Logger } from '../logger.js';
+import type { MemoryPool } from './memory-pool.js';
+
+export type RequestOutcome =
+  | { readonly kind: 'respond'; readonly chunks: readonly Buffer[] }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'close'; readonly reason: string };
+
+/** Per-connection facts handlers may read (and state they may keep, e.g. the client name). */
+export interface ConnectionContext {
+  readonly id: number;
+  readonly remoteAddress: string;
+  clientSoftwareName: string;
+  clientSoftwareVersion: string;
+}
+
+export interface RequestHandler {
+  /** Whether this request may run concurrently with other pipelinable requests. */
+  canPipeline(frame: Buffer): boolean;
+  handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome>;
+}
+
+export interface ConnectionOptions {
+  readonly maxRequestBytes: number;
+  readonly idleMs: number;
+  readonly pool: MemoryPool;
+  readonly handler: RequestHandler;
+  readonly logger: Logger;
+}
+
+interface Slot {
+  readonly frame: Buffer;
+  readonly bytes: number;
+  readonly pipelinable: boolean;
+  outcome: RequestOutcome | null;
+  released: boolean;
+}
+
+export class Connection {
+  readonly context: ConnectionContext;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Size of the frame being read, or -1 while waiting for a size prefix. */
+  private frameSize = -1;
+  private frame: Buffer | null = null;
+  private filled = 0;
+  /** Requests received and not yet written, in arrival order. */
+  private readonly slots: Slot[] = [];
+  /** Index in `slots` of the next request to start. */
+  private nextToStart = 0;
+  private running = 0;
+  private runningBlocking = 0;
+  private readonly pauseReasons = new Set<'memory' | 'drain' | 'shutdown'>();
+  private cancelMemoryWait: (() => void) | null = null;
+  private closed = false;
+  private idleListeners: (() => void)[] = [];
+
+  constructor(
+    readonly socket: Socket,
+    id: number,
+    private readonly opts: ConnectionOptions,
+    private readonly onClose: (c: Connection) => void,
+  ) {
+    this.context = {
+      id,
+      remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      clientSoftwareName: '',
+      clientSoftwareVersion: '',
+    };
+    socket.setNoDelay(true);
+    socket.setTimeout(opts.idleMs);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('timeout', () => this.onIdle());
+    socket.on('error', () => this.close('socket error'));
+    socket.on('close', () => this.close('peer closed'));
+    socket.on('end', () => this.onPeerEnd());
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Requests received but not yet answered. */
+  get inFlight(): number {
+    return this.slots.length;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    this.processInput();
+  }
+
+  private processInput(): void {
+    while (!this.closed) {
+      if (this.frameSize < 0) {
+        if (this.pendingBytes < 4) return;
+        const size = this.readSizePrefix();
+        if (size < 0 || size > this.opts.maxRequestBytes) {
+          this.close(`invalid request size ${size} (socket.request.max.bytes ${this.opts.maxRequestBytes})`);
+          return;
+        }
+        this.frameSize = size;
+      }
+      if (this.frame === null) {
+        if (!this.opts.pool.tryAllocate(this.frameSize)) {
+          this.waitForMemory();
+          return;
+        }
+        this.frame = Buffer.allocUnsafe(this.frameSize);
+        this.filled = 0;
+      }
+      this.fillFrame();
+      if (this.filled < this.frameSize) return;
+      const frame = this.frame;
+      this.frame = null;
+      this.frameSize = -1;
+      this.enqueue(frame);
+    }
+  }
+
+  private readSizePrefix(): number {
+    let head = this.pending[0]!;
+    if (head.length < 4) {
+      head = Buffer.concat(this.pending);
+      this.pending = [head];
+    }
+    const size = head.readInt32BE(0);
+    this.consume(4);
+    return size;
+  }
+
+  private consume(n: number): void {
+    this.pendingBytes -= n;
+    while (n > 0) {
+      const head = this.pending[0]!;
+      if (head.length <= n) {
+        this.pending.shift();
+        n -= head.length;
+      } else {
+        this.pending[0] = head.subarray(n);
+        n = 0;
+      }
+    }
+  }
+
+  private fillFrame(): void {
+    const frame = this.frame!;
+    while (this.filled < this.frameSize && this.pending.length > 0) {
+      const head = this.pending[0]!;
+      const n = Math.min(head.length, this.frameSize - this.filled);
+      head.copy(frame, this.filled, 0, n);
+      this.filled += n;
+      this.consume(n);
+    }
+  }
+
+  private waitForMemory(): void {
+    if (this.cancelMemoryWait) return;
+    this.pause('memory');
+    this.cancelMemoryWait = this.opts.pool.waitForMemory(() => {
+      this.cancelMemoryWait = null;
+      this.resume('memory');
+      this.processInput();
+    });
+  }
+
+  private enqueue(frame: Buffer): void {
+    const pipelinable = this.opts.handler.canPipeline(frame);
+    this.slots.push({ frame, bytes: frame.length, pipelinable, outcome: null, released: false });
+    this.startRequests();
+  }
+
+  private startRequests(): void {
+    while (!this.closed && this.nextToStart < this.slots.length) {
+      const slot = this.slots[this.nextToStart]!;
+      const mayStart = this.running === 0 || (slot.pipelinable && this.runningBlocking === 0);
+      if (!mayStart) return;
+      this.nextToStart++;
+      this.run(slot);
+    }
+  }
+
+  private run(slot: Slot): void {
+    this.running++;
+    if (!slot.pipelinable) this.runningBlocking++;
+    const done = (outcome: RequestOutcome): void => {
+      this.running--;
+      if (!slot.pipelinable) this.runningBlocking--;
+      slot.outcome = outcome;
+      if (this.closed) {
+        this.release(slot);
+        return;
+      }
+      this.flush();
+      this.startRequests();
+    };
+    let p: Promise<RequestOutcome>;
+    try {
+      p = this.opts.handler.handle(slot.frame, this.context);
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    p.then(done, (e: unknown) => {
+      this.opts.logger.log('error', 'request handler failed', { error: String(e), conn: this.context.remoteAddress });
+      done({ kind: 'close', reason: 'handler failure' });
+    });
+  }
+
+  /** Writes every finished outcome at the head of the queue, in order. */
+  private flush(): void {
+    while (this.slots.length > 0 && this.slots[0]!.outcome !== null && !this.closed) {
+      const slot = this.slots.shift()!;
+      this.nextToStart--;
+      this.release(slot);
+      const outcome = slot.outcome!;
+      if (outcome.kind === 'respond') this.write(outcome.chunks);
+      else if (outcome.kind === 'close') {
+        this.opts.logger.log('debug', 'closing connection', { conn: this.context.remoteAddress, reason: outcome.reason });
+        this.endGracefully();
+        this.close(outcome.reason);
+        return;
+      }
+    }
+    if (this.slots.length === 0) {
+      const listeners = this.idleListeners;
+      this.idleListeners = [];
+      for (const l of listeners) l();
+    }
+  }
+
+  private write(chunks: readonly Buffer[]): void {
+    if (this.socket.destroyed) return;
+    let ok = true;
+    if (chunks.length === 1) ok = this.socket.write(chunks[0]!);
+    else {
+      this.socket.cork();
+      for (const c of chunks) ok = this.socket.write(c);
+      this.socket.uncork();
+    }
+    if (!ok && !this.pauseReasons.has('drain')) {
+      // The client reads slower than we answer: stop taking requests until it catches up.
+      this.pause('drain');
+      this.socket.once('drain', () => this.resume('drain'));
+    }
+  }
+
+  private release(slot: Slot): void {
+    if (slot.released) return;
+    slot.released = true;
+    this.opts.pool.release(slot.bytes);
+  }
+
+  private pause(reason: 'memory' | 'drain' | 'shutdown'): void {
+    this.pauseReasons.add(reason);
+    this.socket.pause();
+  }
+
+  private resume(reason: 'memory' | 'drain' | 'shutdown'): void {
+    this.pauseReasons.delete(reason);
+    if (this.pauseReasons.size === 0 && !this.closed) this.socket.resume();
+  }
+
+  private onIdle(): void {
+    if (this.slots.length === 0 && this.frameSize < 0 && this.pendingBytes === 0) {
+      this.close(`idle for ${this.opts.idleMs} ms (connections.max.idle.ms)`);
+      this.socket.destroy();
+    } else this.socket.setTimeout(this.opts.idleMs);
+  }
+
+  /** The client half-closed: answer what it sent, then close. */
+  private onPeerEnd(): void {
+    this.whenIdle(() => {
+      this.endGracefully();
+      this.close('peer ended');
+    });
+  }
+
+  /** Sends what is queued, then closes; a peer that never reads is cut off after a while. */
+  private endGracefully(): void {
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 5000).unref();
+  }
+
+  private whenIdle(cb: () => void): void {
+    if (this.slots.length === 0) cb();
+    else this.idleListeners.push(cb);
+  }
+
+  /** Stops reading, answers everything already received, then closes. */
+  shutdown(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.pause('shutdown');
+    return new Promise((resolve) => {
+      this.whenIdle(() => {
+        this.endGracefully();
+        this.close('broker shutdown');
+        resolve();
+      });
+      this.socket.once('close', () => resolve());
+    });
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.cancelMemoryWait?.();
+    this.cancelMemoryWait = null;
+    if (this.frame !== null) this.opts.pool.release(this.frameSize);
+    this.frame = null;
+    for (let i = this.nextToStart; i < this.slots.length; i++) this.release(this.slots[i]!);
+    // Finished-but-unwritten outcomes hold memory too; running ones release on completion.
+    for (const s of this.slots) if (s.outcome !== null) this.release(s);
+    if (!this.socket.destroyed && !this.socket.writableEnded) this.socket.destroy();
+    this.opts.logger.log('debug', 'connection closed', { conn: this.context.remoteAddress, reason });
+    for (const l of this.idleListeners) l();
+    this.idleListeners = [];
+    this.onClose(this);
+  }
+}
