@@ -3,8 +3,8 @@
 // with the socket read that delivered it (kafka-python pipelines two requests in one write).
 
 import { once } from 'node:events';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { MiniReader, MiniWriter, readMiniHeader, type MiniHeader } from './mini-wire.js';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { type MiniHeader, MiniReader, MiniWriter, readMiniHeader } from './mini-wire.js';
 
 /** Ranges of CLIENTS.md §4.1 (plus InitProducerId 0-5); librdkafka needs Produce 0 and FindCoordinator 0. */
 export const ADVERTISED: ReadonlyArray<readonly [key: number, min: number, max: number]> = [

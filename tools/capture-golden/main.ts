@@ -3,8 +3,8 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KCAT_CODECS, runKafkajs, runKafkaPython, runKcat } from './clients.js';
 import { type CapturedFrame, FakeBroker } from './fake-broker.js';
-import { KCAT_CODECS, runKafkaPython, runKafkajs, runKcat } from './clients.js';
 
 const OUT_DIR = 'test/fixtures/golden';
 const API_NAMES: Readonly<Record<number, string>> = { 0: 'produce', 3: 'metadata', 18: 'api-versions' };

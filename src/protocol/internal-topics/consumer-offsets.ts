@@ -26,8 +26,8 @@ import {
 } from '../messages/generated/data/offset-commit-value.js';
 import { decodeBody, encodeVersioned, readVersion } from './versioned.js';
 
-export type { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue };
 export type { GroupMetadataValueMemberMetadata } from '../messages/generated/data/group-metadata-value.js';
+export type { GroupMetadataKey, GroupMetadataValue, OffsetCommitKey, OffsetCommitValue };
 
 /** Key versions Kafka writes: offset keys as 1 (0 is the same layout), group keys as 2. */
 export const OFFSET_COMMIT_KEY_VERSION = 1;

@@ -2,6 +2,7 @@
 // value = TransactionLogValue v0 (v1, flexible, only with transaction protocol v2). A null value
 // is a tombstone (the transactional id expired).
 
+import { ErrorCode, KafkaError } from '../errors.js';
 import {
   readTransactionLogKey,
   type TransactionLogKey,
@@ -12,11 +13,10 @@ import {
   type TransactionLogValue,
   writeTransactionLogValue,
 } from '../messages/generated/data/transaction-log-value.js';
-import { ErrorCode, KafkaError } from '../errors.js';
 import { decodeBody, encodeVersioned, InternalRecordError, readVersion } from './versioned.js';
 
-export type { TransactionLogKey, TransactionLogValue };
 export type { TransactionLogValuePartitionsSchema } from '../messages/generated/data/transaction-log-value.js';
+export type { TransactionLogKey, TransactionLogValue };
 
 /** Kafka's `TransactionState` ids as stored in TransactionStatus. */
 export const TransactionStatus = {
