@@ -13,6 +13,7 @@ export interface ByteCursor {
 }
 
 const TWO_POW_28 = 0x10000000;
+const TWO_POW_52 = 2 ** 52;
 
 function truncated(c: ByteCursor): DecodeError {
   return new DecodeError('TRUNCATED', 'varint runs past the end of the buffer', c.pos);
@@ -147,6 +148,7 @@ export function varlongSize(value: bigint): number {
 
 /** Size of a zig-zag varlong given as a safe-integer number. */
 export function varlongNumberSize(value: number): number {
+  if (value >= TWO_POW_52 || value <= -TWO_POW_52) return varlongSize(BigInt(value));
   let u = value >= 0 ? value * 2 : -value * 2 - 1;
   let n = 1;
   while (u >= 128) {
@@ -184,6 +186,8 @@ export function writeVarlong(buf: Buffer, pos: number, value: bigint): number {
 
 /** Zig-zag varlong from a safe-integer number (timestamps, offset deltas) without bigint. */
 export function writeVarlongNumber(buf: Buffer, pos: number, value: number): number {
+  // Zig-zag doubles the magnitude: beyond 2^52 the doubled value is no longer exact.
+  if (value >= TWO_POW_52 || value <= -TWO_POW_52) return writeVarlong(buf, pos, BigInt(value));
   let u = value >= 0 ? value * 2 : -value * 2 - 1;
   while (u >= 128) {
     buf[pos++] = (u % 128) | 0x80;
