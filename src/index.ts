@@ -1,1 +1,8 @@
-export {};
+// Public entry point of the `samsa` package.
+export {
+  type BrokerHandle,
+  type StartBrokerOptions,
+  startBroker,
+} from './broker/broker.js';
+export { type BrokerConfig, type BrokerConfigInput, ConfigError, loadBrokerConfig } from './broker/config/broker-config.js';
+export type { Logger, LogLevel } from './broker/logger.js';

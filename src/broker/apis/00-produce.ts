@@ -1,0 +1,103 @@
+// Produce (key 0). Advertised v0-11 because librdkafka < 2.11 only compresses when the range
+// contains v0 (KAFKA-18659); v0-2 (magic 0/1 message sets) are answered with
+// UNSUPPORTED_VERSION, as Kafka 4.0 does. v3+: one v2 batch per partition, acks 0/1/-1,
+// `min.insync.replicas` for acks=-1, v8+ RecordErrors/ErrorMessage, v10+ CurrentLeader.
+// Batches go from the request frame to the log untouched except for the offsets, epoch and
+// LogAppendTime the log writes in place. Every append is started synchronously, in request
+// order, before anything is awaited — that is what makes Produce pipelinable per connection.
+// acks=0: no response; any partition error closes the connection instead (Kafka's behaviour).
+
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import {
+  type ProduceRequest,
+  type ProduceResponse,
+  type ProduceResponsePartitionProduceResponse,
+  produceApi,
+} from '../../protocol/messages/generated/produce.js';
+import type { AppendResult } from '../../storage/index.js';
+import { CloseConnection, NO_RESPONSE, defineApi } from './api.js';
+import { checkProducedRecords } from './produce-checks.js';
+import type { BrokerServices } from './services.js';
+
+const FIRST_IMPLEMENTED_VERSION = 3;
+
+function partitionResult(index: number, r: AppendResult): ProduceResponsePartitionProduceResponse {
+  return {
+    index,
+    errorCode: ErrorCode.NONE,
+    baseOffset: r.baseOffset,
+    logAppendTimeMs: r.logAppendTime,
+    logStartOffset: r.logStartOffset,
+    recordErrors: [],
+    errorMessage: null,
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+  };
+}
+
+function partitionError(index: number, e: unknown, broker: BrokerServices): ProduceResponsePartitionProduceResponse {
+  const err = e instanceof KafkaError ? e : new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, 'Unexpected error while appending');
+  if (!(e instanceof KafkaError)) broker.logger.log('error', 'produce append failed', { error: String(e) });
+  const recordErrors = (e as { recordErrors?: { batchIndex: number; message: string | null }[] }).recordErrors ?? [];
+  return {
+    index,
+    errorCode: err.code,
+    baseOffset: -1n,
+    logAppendTimeMs: -1n,
+    logStartOffset: -1n,
+    recordErrors: recordErrors.map((r) => ({ batchIndex: r.batchIndex, batchIndexErrorMessage: r.message })),
+    errorMessage: err.message,
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+  };
+}
+
+function minInsyncReplicas(broker: BrokerServices, topic: string): number {
+  const t = broker.image.topic(topic);
+  return Number(t ? broker.configs.topicValue('min.insync.replicas', t.configs) : 1);
+}
+
+export default defineApi<ProduceRequest, ProduceResponse>({
+  api: produceApi,
+  minVersion: 0,
+  maxVersion: 11,
+  pipelinable: true,
+  async handle(ctx, req) {
+    const { broker, version } = ctx;
+    const acks = req.acks;
+    const pending: Promise<ProduceResponsePartitionProduceResponse>[][] = [];
+    for (const topic of req.topicData) {
+      const results: Promise<ProduceResponsePartitionProduceResponse>[] = [];
+      const minIsr = acks === -1 ? minInsyncReplicas(broker, topic.name) : 1;
+      for (const pd of topic.partitionData) {
+        const fail = (e: unknown) => Promise.resolve(partitionError(pd.index, e, broker));
+        if (version < FIRST_IMPLEMENTED_VERSION) {
+          results.push(fail(new KafkaError(ErrorCode.UNSUPPORTED_VERSION, `Produce v${version} (message format < 2) is not supported`)));
+          continue;
+        }
+        if (acks !== 0 && acks !== 1 && acks !== -1) {
+          results.push(fail(new KafkaError(ErrorCode.INVALID_REQUIRED_ACKS, `Invalid required acks ${acks}; must be -1, 0 or 1`)));
+          continue;
+        }
+        const partition = broker.replicas.get(topic.name, pd.index);
+        if (!partition) {
+          results.push(fail(new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `This server does not host ${topic.name}-${pd.index}`)));
+          continue;
+        }
+        try {
+          checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
+          results.push(partition.appendAsLeader(pd.records!, acks, minIsr).then((r) => partitionResult(pd.index, r), fail));
+        } catch (e) {
+          results.push(fail(e));
+        }
+      }
+      pending.push(results);
+    }
+    const responses = await Promise.all(
+      req.topicData.map(async (t, i) => ({ name: t.name, partitionResponses: await Promise.all(pending[i]!) })),
+    );
+    if (acks === 0) {
+      const failed = responses.flatMap((t) => t.partitionResponses).find((p) => p.errorCode !== ErrorCode.NONE);
+      return failed ? new CloseConnection(`acks=0 produce failed: ${failed.errorMessage}`) : NO_RESPONSE;
+    }
+    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  },
+});

@@ -1,0 +1,150 @@
+// Fetch (key 1), v4-16, for consumers. Sessionless only: SessionId 0 with epoch 0 or -1 is a
+// full fetch and the answer carries SessionId 0 (clients then stay sessionless); any other
+// session is FETCH_SESSION_ID_NOT_FOUND. Every requested partition is answered (the Java client
+// rejects a full response that omits one). Reads stop at the high watermark, or at the LSO for
+// read_committed (isolation level 1, the default of three of our four clients), whose answer
+// carries AbortedTransactions. The first non-empty partition always gets its first batch whole,
+// even above MaxBytes/PartitionMaxBytes (KIP-74). Fewer than MinBytes → park until an append
+// or MaxWaitMs, then read again. v13+ names topics by id. v15+ carries ReplicaId in ReplicaState.
+
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import {
+  type FetchRequest,
+  type FetchResponse,
+  type FetchResponsePartitionData,
+  fetchApi,
+} from '../../protocol/messages/generated/fetch.js';
+import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
+import { defineApi } from './api.js';
+import { leaderEpochError } from './leader-epoch-check.js';
+import type { BrokerServices } from './services.js';
+
+const READ_COMMITTED = 1;
+
+interface Target {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partitions: { readonly index: number; readonly fetchOffset: bigint; readonly maxBytes: number; readonly currentLeaderEpoch: number }[];
+  /** Set when the topic id is unknown (v13+). */
+  readonly unknownId: boolean;
+}
+
+function emptyPartition(index: number, errorCode: number): FetchResponsePartitionData {
+  return {
+    partitionIndex: index,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    divergingEpoch: { epoch: -1, endOffset: -1n },
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+    snapshotId: { endOffset: -1n, epoch: -1 },
+    abortedTransactions: null,
+    preferredReadReplica: -1,
+    records: Buffer.alloc(0),
+  };
+}
+
+/** One pass over every requested partition; returns the answers and the record bytes. */
+async function readAll(
+  broker: BrokerServices,
+  targets: readonly Target[],
+  maxBytes: number,
+  readCommitted: boolean,
+  logs: WatchedLog[],
+): Promise<{ responses: FetchResponse['responses']; bytes: number; error: boolean }> {
+  let bytes = 0;
+  let error = false;
+  const responses: FetchResponse['responses'] = [];
+  for (const t of targets) {
+    const partitions: FetchResponsePartitionData[] = [];
+    for (const rp of t.partitions) {
+      const p = t.unknownId ? undefined : broker.replicas.get(t.topic, rp.index);
+      if (!p) {
+        error = true;
+        partitions.push(emptyPartition(rp.index, t.unknownId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+        continue;
+      }
+      logs.push({ log: p.log, highWatermark: p.log.highWatermark });
+      const epochError = leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch);
+      const base = emptyPartition(rp.index, ErrorCode.NONE);
+      const fill = (): void => {
+        base.highWatermark = p.log.highWatermark;
+        base.lastStableOffset = p.log.lastStableOffset;
+        base.logStartOffset = p.log.logStartOffset;
+      };
+      if (!p.isLeader || epochError !== ErrorCode.NONE) {
+        error = true;
+        base.errorCode = p.isLeader ? epochError : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        partitions.push(base);
+        continue;
+      }
+      try {
+        const bound = readCommitted ? p.log.lastStableOffset : p.log.highWatermark;
+        if (rp.fetchOffset === bound && rp.fetchOffset >= p.log.logStartOffset) {
+          // Caught up: nothing to read, no I/O.
+          fill();
+          if (readCommitted) base.abortedTransactions = [];
+        } else {
+          const limit = Math.min(rp.maxBytes, Math.max(0, maxBytes - bytes));
+          const r = await p.log.read(rp.fetchOffset, { maxBytes: limit, upperBound: readCommitted ? 'lso' : 'hw', minOneBatch: bytes === 0 });
+          base.highWatermark = r.highWatermark;
+          base.lastStableOffset = r.lastStableOffset;
+          base.logStartOffset = r.logStartOffset;
+          base.records = r.records;
+          if (readCommitted) base.abortedTransactions = r.abortedTransactions ?? [];
+          bytes += r.records.length;
+        }
+      } catch (e) {
+        if (!(e instanceof KafkaError)) throw e;
+        error = true;
+        base.errorCode = e.code;
+        fill();
+      }
+      partitions.push(base);
+    }
+    responses.push({ topic: t.topic, topicId: t.topicId, partitions });
+  }
+  return { responses, bytes, error };
+}
+
+function resolveTargets(broker: BrokerServices, req: FetchRequest, version: number): Target[] {
+  return req.topics.map((t) => {
+    const partitions = t.partitions.map((p) => ({
+      index: p.partition,
+      fetchOffset: p.fetchOffset,
+      maxBytes: p.partitionMaxBytes,
+      currentLeaderEpoch: p.currentLeaderEpoch,
+    }));
+    if (version < 13) return { topic: t.topic, topicId: t.topicId, partitions, unknownId: false };
+    const img = broker.image.topicById(t.topicId);
+    return { topic: img?.name ?? '', topicId: t.topicId, partitions, unknownId: !img };
+  });
+}
+
+export default defineApi<FetchRequest, FetchResponse>({
+  api: fetchApi,
+  minVersion: 4,
+  maxVersion: 16,
+  async handle(ctx, req) {
+    const { broker, version } = ctx;
+    const fullFetch = req.sessionId === 0 && (req.sessionEpoch === 0 || req.sessionEpoch === -1);
+    if (!fullFetch) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [], nodeEndpoints: [] };
+    }
+    const targets = resolveTargets(broker, req, version);
+    const maxBytes = Math.min(req.maxBytes > 0 ? req.maxBytes : broker.config.fetchMaxBytes, broker.config.fetchMaxBytes);
+    const readCommitted = req.isolationLevel === READ_COMMITTED;
+    const deadline = Date.now() + Math.max(0, req.maxWaitMs);
+    for (;;) {
+      const logs: WatchedLog[] = [];
+      const result = await readAll(broker, targets, maxBytes, readCommitted, logs);
+      const remaining = deadline - Date.now();
+      const satisfied = result.bytes >= req.minBytes || result.error || remaining <= 0 || logs.length === 0;
+      // Without an append since the read, the answer we have is still the right one.
+      if (satisfied || broker.replicas.isClosing || (await waitForAppend(logs, remaining, broker.replicas)) !== 'data') {
+        return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: result.responses, nodeEndpoints: [] };
+      }
+    }
+  },
+});
