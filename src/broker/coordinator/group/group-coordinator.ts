@@ -1,0 +1,183 @@
+// The group coordinator as the API handlers see it: routes a group id to its partition of
+// __consumer_offsets (Kafka's abs(hashCode) % partitions), runs the operation on that shard
+// through the coordinator runtime, and turns runtime failures (NOT_COORDINATOR,
+// COORDINATOR_LOAD_IN_PROGRESS, failed writes) into the response's error code.
+import { coordinatorPartition } from '../../../protocol/coordinator-partition.js';
+import { ErrorCode } from '../../../protocol/errors.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
+import { errorCodeOf } from '../runtime/coordinator-error.js';
+import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
+import type { RecordSerde } from '../runtime/coordinator-shard.js';
+import type { PartitionLoader, PartitionWriter } from '../runtime/partition-writer.js';
+import { type GroupConfig, DEFAULT_GROUP_CONFIG } from './group-config.js';
+import { GroupCoordinatorShard } from './group-coordinator-shard.js';
+import type { GroupRecord } from './group-records.js';
+import { groupRecordSerde } from './group-serde.js';
+import {
+  EMPTY_BUFFER,
+  type DescribedGroup,
+  type HeartbeatRequest,
+  type JoinGroupRequest,
+  type JoinGroupResult,
+  type LeaveGroupResult,
+  type LeaveMember,
+  type ListedGroup,
+  type OffsetCommitRequest,
+  type OffsetFetchGroupResult,
+  type RequestOrigin,
+  type SyncGroupRequest,
+  type SyncGroupResult,
+  type TopicPartitionsResult,
+} from './group-types.js';
+import { joinError } from './rebalance.js';
+
+export interface GroupCoordinatorOptions {
+  config?: Partial<GroupConfig>;
+  writer: PartitionWriter;
+  loader: PartitionLoader;
+  clock?: Clock;
+  serde?: RecordSerde<GroupRecord>;
+  onError?(partition: number, err: unknown): void;
+}
+
+export type TopicPartitions = ReadonlyArray<{ name: string; partitions: readonly number[] }>;
+
+export class GroupCoordinator {
+  readonly config: GroupConfig;
+  readonly runtime: CoordinatorRuntime<GroupCoordinatorShard, GroupRecord>;
+
+  constructor(opts: GroupCoordinatorOptions) {
+    const config = { ...DEFAULT_GROUP_CONFIG, ...opts.config };
+    this.config = config;
+    this.runtime = new CoordinatorRuntime<GroupCoordinatorShard, GroupRecord>({
+      writer: opts.writer,
+      loader: opts.loader,
+      serde: opts.serde ?? groupRecordSerde,
+      clock: opts.clock ?? systemClock,
+      newShard: (ctx) => new GroupCoordinatorShard(ctx, config),
+      onError: opts.onError,
+    });
+  }
+
+  partitionFor(groupId: string): number {
+    return coordinatorPartition(groupId, this.config.numPartitions);
+  }
+
+  /** This broker became leader of a __consumer_offsets partition: load it. */
+  onElection(partition: number): Promise<void> {
+    return this.runtime.load(partition);
+  }
+
+  onResignation(partition: number): void {
+    this.runtime.unload(partition);
+  }
+
+  /** The error a request for `groupId` gets before reaching a shard, or NONE. */
+  availability(groupId: string): number {
+    const s = this.runtime.status(this.partitionFor(groupId));
+    if (s === 'active') return ErrorCode.NONE;
+    return s === 'loading' ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NOT_COORDINATOR;
+  }
+
+  joinGroup(origin: RequestOrigin, req: JoinGroupRequest): Promise<JoinGroupResult> {
+    return new Promise((resolve) => {
+      this.runtime
+        .write(this.partitionFor(req.groupId), (s) => s.classic.join(origin, req, resolve))
+        .catch((err: unknown) => resolve(joinError(errorCodeOf(err), req.memberId)));
+    });
+  }
+
+  syncGroup(req: SyncGroupRequest): Promise<SyncGroupResult> {
+    return new Promise((resolve) => {
+      this.runtime
+        .write(this.partitionFor(req.groupId), (s) => s.classic.sync(req, resolve))
+        .catch((err: unknown) =>
+          resolve({ errorCode: errorCodeOf(err), protocolType: null, protocolName: null, assignment: EMPTY_BUFFER }),
+        );
+    });
+  }
+
+  heartbeat(req: HeartbeatRequest): Promise<number> {
+    return this.runtime.write(this.partitionFor(req.groupId), (s) => s.classic.heartbeat(req)).catch(errorCodeOf);
+  }
+
+  leaveGroup(groupId: string, members: readonly LeaveMember[]): Promise<LeaveGroupResult> {
+    return this.runtime
+      .write(this.partitionFor(groupId), (s) => s.classic.leave(groupId, members))
+      .catch((err: unknown) => ({ errorCode: errorCodeOf(err), members: [] }));
+  }
+
+  commitOffsets(req: OffsetCommitRequest): Promise<TopicPartitionsResult[]> {
+    return this.runtime
+      .write(this.partitionFor(req.groupId), (s) => s.offsets.commit(req))
+      .catch((err: unknown) => {
+        const errorCode = errorCodeOf(err);
+        return req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })) }));
+      });
+  }
+
+  /**
+   * `requireStable` (v7+) asks for UNSTABLE_OFFSET_COMMIT on partitions with pending
+   * transactional offsets; without transactions no offset is ever pending.
+   */
+  fetchOffsets(groupId: string, topics: TopicPartitions | null, _requireStable = false): Promise<OffsetFetchGroupResult> {
+    return this.runtime
+      .read(this.partitionFor(groupId), (s) => s.offsets.fetch(groupId, topics))
+      .catch((err: unknown) => ({ groupId, errorCode: errorCodeOf(err), topics: [] }));
+  }
+
+  deleteOffsets(groupId: string, topics: TopicPartitions): Promise<{ errorCode: number; topics: TopicPartitionsResult[] }> {
+    return this.runtime
+      .write(this.partitionFor(groupId), (s) => s.offsets.deleteOffsets(groupId, topics))
+      .catch((err: unknown) => ({ errorCode: errorCodeOf(err), topics: [] }));
+  }
+
+  async deleteGroups(groupIds: readonly string[]): Promise<Array<{ groupId: string; errorCode: number }>> {
+    const byPartition = new Map<number, string[]>();
+    for (const id of groupIds) {
+      const p = this.partitionFor(id);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), id]);
+    }
+    const results = new Map<string, number>();
+    await Promise.all(
+      [...byPartition].map(async ([p, ids]) => {
+        try {
+          for (const r of await this.runtime.write(p, (s) => s.deleteGroups(ids))) results.set(r.groupId, r.errorCode);
+        } catch (err) {
+          for (const id of ids) results.set(id, errorCodeOf(err));
+        }
+      }),
+    );
+    return groupIds.map((groupId) => ({ groupId, errorCode: results.get(groupId) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
+  }
+
+  describeGroups(groupIds: readonly string[]): Promise<DescribedGroup[]> {
+    return Promise.all(
+      groupIds.map((groupId) =>
+        this.runtime
+          .read(this.partitionFor(groupId), (s) => s.describe(groupId))
+          .catch((err: unknown) => ({
+            errorCode: errorCodeOf(err),
+            groupId,
+            state: '',
+            protocolType: '',
+            protocolData: '',
+            members: [],
+          })),
+      ),
+    );
+  }
+
+  /** Groups of every loaded shard; COORDINATOR_LOAD_IN_PROGRESS while any shard loads. */
+  async listGroups(states: readonly string[], types: readonly string[]): Promise<{ errorCode: number; groups: ListedGroup[] }> {
+    const { results, loading } = await this.runtime.readAll((s) => s.list(states, types));
+    return {
+      errorCode: loading.length > 0 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE,
+      groups: results.flat(),
+    };
+  }
+
+  close(): void {
+    this.runtime.close();
+  }
+}

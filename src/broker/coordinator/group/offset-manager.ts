@@ -1,0 +1,170 @@
+// OffsetCommit, OffsetFetch, OffsetDelete and offset expiry for classic groups (Kafka's
+// OffsetMetadataManager). Commits are validated against the group's generation; the
+// records they produce are replayed into the OffsetStore like any other.
+import { ErrorCode } from '../../../protocol/errors.js';
+import type { CoordinatorResult } from '../runtime/coordinator-shard.js';
+import type { ClassicGroup } from './classic-group.js';
+import type { ClassicGroupManager } from './classic-group-manager.js';
+import { groupRecord, type GroupRecord, offsetRecord, type OffsetValue } from './group-records.js';
+import type {
+  OffsetCommitRequest,
+  OffsetFetchGroupResult,
+  OffsetFetchPartition,
+  TopicPartitionsResult,
+} from './group-types.js';
+import { OffsetStore } from './offset-store.js';
+
+type Result<T> = CoordinatorResult<GroupRecord, T>;
+
+export class OffsetManager {
+  readonly store = new OffsetStore();
+
+  constructor(private readonly groups: ClassicGroupManager) {}
+
+  /** Kafka's ClassicGroup.validateOffsetCommit. */
+  #validateCommit(group: ClassicGroup, req: OffsetCommitRequest): number {
+    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    // Generation -1 without a member: a consumer not using group management (or an admin
+    // tool). Allowed only while the group has no members.
+    if (req.generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
+    if (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null) {
+      const err = this.groups.validateGeneration(group, req.memberId, req.groupInstanceId, req.generationId);
+      if (err !== ErrorCode.NONE) return err;
+    } else if (!group.is('Empty')) {
+      return ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    // The members' assignment is being decided: a commit now could be for partitions the
+    // member is about to lose.
+    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    return ErrorCode.NONE;
+  }
+
+  commit(req: OffsetCommitRequest): Result<TopicPartitionsResult[]> {
+    const all = (errorCode: number): Result<TopicPartitionsResult[]> => ({
+      records: [],
+      response: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })) })),
+    });
+    let group = this.groups.groups.get(req.groupId);
+    if (group === undefined) {
+      // Only a simple consumer may create a group by committing.
+      if (req.generationId >= 0) return all(ErrorCode.ILLEGAL_GENERATION);
+      group = this.groups.getOrCreate(req.groupId);
+    }
+    const err = this.#validateCommit(group, req);
+    if (err !== ErrorCode.NONE) return all(err);
+    const now = this.groups.now();
+    const records: GroupRecord[] = [];
+    const response = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const metadata = p.metadata ?? '';
+        if (Buffer.byteLength(metadata) > this.groups.config.offsetMetadataMaxBytes) {
+          return { partition: p.partition, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        }
+        const value: OffsetValue = {
+          offset: p.offset,
+          leaderEpoch: p.leaderEpoch,
+          metadata,
+          commitTimestamp: now,
+          expireTimestamp: req.retentionTimeMs >= 0 ? now + req.retentionTimeMs : -1,
+        };
+        records.push(offsetRecord(req.groupId, t.name, p.partition, value));
+        return { partition: p.partition, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    return { records, response };
+  }
+
+  /** `topics` null = every committed offset of the group (OffsetFetch v2+). */
+  fetch(groupId: string, topics: ReadonlyArray<{ name: string; partitions: readonly number[] }> | null): OffsetFetchGroupResult {
+    const toPartition = (partition: number, v: OffsetValue | undefined): OffsetFetchPartition =>
+      v === undefined
+        ? { partition, offset: -1n, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE }
+        : { partition, offset: v.offset, leaderEpoch: v.leaderEpoch, metadata: v.metadata, errorCode: ErrorCode.NONE };
+    if (topics === null) {
+      return {
+        groupId,
+        errorCode: ErrorCode.NONE,
+        topics: [...this.store.topics(groupId)].map(([name, parts]) => ({
+          name,
+          partitions: [...parts].map(([p, v]) => toPartition(p, v)),
+        })),
+      };
+    }
+    return {
+      groupId,
+      errorCode: ErrorCode.NONE,
+      topics: topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => toPartition(p, this.store.get(groupId, t.name, p))),
+      })),
+    };
+  }
+
+  deleteOffsets(
+    groupId: string,
+    topics: ReadonlyArray<{ name: string; partitions: readonly number[] }>,
+  ): Result<{ errorCode: number; topics: TopicPartitionsResult[] }> {
+    const group = this.groups.groups.get(groupId);
+    if (group === undefined || group.is('Dead')) {
+      return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] } };
+    }
+    let subscribed: Set<string> | null = new Set();
+    if (!group.is('Empty')) {
+      subscribed = group.subscribedTopics();
+      // A non-empty group whose subscriptions we cannot read might use any topic.
+      if (subscribed === null) return { records: [], response: { errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] } };
+    }
+    const records: GroupRecord[] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((partition) => {
+        if (subscribed?.has(t.name)) return { partition, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+        if (this.store.get(groupId, t.name, partition) !== undefined) {
+          records.push(offsetRecord(groupId, t.name, partition, null));
+        }
+        return { partition, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    return { records, response: { errorCode: ErrorCode.NONE, topics: result } };
+  }
+
+  /** Tombstones for every offset of a group, then for the group itself (DeleteGroups). */
+  deleteGroupRecords(groupId: string): GroupRecord[] {
+    const records: GroupRecord[] = [];
+    for (const [topic, partition] of this.store.entries(groupId)) records.push(offsetRecord(groupId, topic, partition, null));
+    records.push(groupRecord(groupId, null));
+    return records;
+  }
+
+  /**
+   * Offsets past retention (KIP-211): of a group that uses group management, only once it is
+   * empty, counted from when it became empty, or of topics a Stable consumer group no longer
+   * subscribes to; of a group that only stores offsets, counted from the commit. An empty
+   * group left without offsets is deleted.
+   */
+  expire(now: number): GroupRecord[] {
+    const retention = this.groups.config.offsetsRetentionMs;
+    const records: GroupRecord[] = [];
+    const candidates = new Set([...this.store.groupIds(), ...this.groups.groups.keys()]);
+    for (const groupId of candidates) {
+      const group = this.groups.groups.get(groupId);
+      let baseOf: ((v: OffsetValue, topic: string) => number | null) | null = null;
+      if (group === undefined || group.protocolType === null) baseOf = (v) => v.commitTimestamp;
+      else if (group.is('Empty')) baseOf = () => group.currentStateTimestamp;
+      else if (group.is('Stable')) {
+        const subscribed = group.subscribedTopics();
+        if (subscribed !== null) baseOf = (v, topic) => (subscribed.has(topic) ? null : v.commitTimestamp);
+      }
+      let remaining = 0;
+      for (const [topic, partition, v] of this.store.entries(groupId)) {
+        const base = baseOf === null ? null : baseOf(v, topic);
+        const expired = base !== null && (v.expireTimestamp >= 0 ? now >= v.expireTimestamp : now - base >= retention);
+        if (expired) records.push(offsetRecord(groupId, topic, partition, null));
+        else remaining++;
+      }
+      if (group !== undefined && group.is('Empty') && remaining === 0) records.push(groupRecord(groupId, null));
+    }
+    return records;
+  }
+}
