@@ -163,7 +163,7 @@ test('seeded fuzz: 100,000 mutated frames across APIs and versions', { timeout: 
   const ITERATIONS = 100_000;
   for (let i = 0; i < ITERATIONS; i++) {
     const s = corpus[rng.int(corpus.length)]!;
-    let b = Buffer.from(s.bytes);
+    let b: Buffer = Buffer.from(s.bytes);
     const rounds = 1 + rng.int(3);
     for (let k = 0; k < rounds; k++) b = MUTATORS[rng.int(MUTATORS.length)]!(b, rng);
     // Mostly the frame's own version, sometimes a neighbouring one (version confusion).
