@@ -12,7 +12,9 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 
 const OUT = 'test/fixtures/record-batch';
 const TOPIC = 'legacy';
-export const LINES = [1, 2, 3, 4, 5].map((i) => `key-${i}:value-${i} ${'lorem ipsum dolor sit amet '.repeat(6)}`);
+export const LINES = [1, 2, 3, 4, 5].map(
+  (i) => `key-${i}:value-${i} ${'lorem ipsum dolor sit amet '.repeat(6)}`,
+);
 
 function i16(v: number): Buffer {
   const b = Buffer.alloc(2);
@@ -41,7 +43,9 @@ function frame(correlationId: number, body: Buffer[]): Buffer {
 function apiVersions(version: number, ranges: number[][]): Buffer[] {
   if (version >= 3) {
     // Compact array (uvarint n+1), each entry with an empty tag buffer; then throttle, tags.
-    const entries = ranges.map(([k, lo, hi]) => Buffer.concat([i16(k!), i16(lo!), i16(hi!), Buffer.from([0])]));
+    const entries = ranges.map(([k, lo, hi]) =>
+      Buffer.concat([i16(k!), i16(lo!), i16(hi!), Buffer.from([0])]),
+    );
     return [i16(0), Buffer.from([ranges.length + 1]), ...entries, i32(0), Buffer.from([0])];
   }
   const entries = ranges.map(([k, lo, hi]) => Buffer.concat([i16(k!), i16(lo!), i16(hi!)]));
@@ -69,7 +73,13 @@ function produce(version: number, body: Buffer, pos: number): { records: Buffer;
 
 async function capture(msgVersion: 0 | 1, codec: string): Promise<Buffer> {
   const max = msgVersion === 1 ? 2 : 1;
-  const ranges = [[0, 0, max], [1, 0, max], [3, 0, 1], [10, 0, 0], [18, 0, 3]];
+  const ranges = [
+    [0, 0, max],
+    [1, 0, max],
+    [3, 0, 1],
+    [10, 0, 0],
+    [18, 0, 3],
+  ];
   let captured: Buffer | null = null;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -86,7 +96,8 @@ async function capture(msgVersion: 0 | 1, codec: string): Promise<Buffer> {
         // ApiVersions v3 requests are flexible: header v2 adds a tag buffer after the client id.
         const bodyStart = 10 + Math.max(clientIdLen, 0) + (key === 18 && version >= 3 ? 1 : 0);
         if (key === 18) socket.write(frame(corr, apiVersions(version, ranges)));
-        else if (key === 3) socket.write(frame(corr, metadata(version, (server.address() as AddressInfo).port)));
+        else if (key === 3)
+          socket.write(frame(corr, metadata(version, (server.address() as AddressInfo).port)));
         else if (key === 0) {
           const { records, response } = produce(version, body, bodyStart);
           captured ??= records;
@@ -105,7 +116,8 @@ async function capture(msgVersion: 0 | 1, codec: string): Promise<Buffer> {
   const [code] = await once(child, 'close');
   for (const s of sockets) s.destroy();
   server.close();
-  if (code !== 0 || captured === null) throw new Error(`kcat v${msgVersion} ${codec}: exit ${code}, nothing captured`);
+  if (code !== 0 || captured === null)
+    throw new Error(`kcat v${msgVersion} ${codec}: exit ${code}, nothing captured`);
   return captured;
 }
 

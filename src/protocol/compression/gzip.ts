@@ -2,7 +2,7 @@
 // output cap itself (`maxOutputLength`), so a bomb is stopped while inflating.
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { CompressionError } from './errors.js';
+import type { CompressionError } from './errors.js';
 import { corruptData, tooLarge } from './limits.js';
 
 const gzipAsync = promisify(zlib.gzip);

@@ -9,12 +9,12 @@ import { lz4Compress, lz4CompressSync, lz4Decompress, lz4DecompressSync } from '
 import { snappyCompress, snappyCompressSync, snappyDecompress, snappyDecompressSync } from './snappy.js';
 import { zstdCompress, zstdDecompress } from './zstd.js';
 
-export { CompressionCodec, codecId, codecName } from './codec.js';
 export type { CompressionCodecId, CompressionName } from './codec.js';
-export { CompressionError } from './errors.js';
+export { CompressionCodec, codecId, codecName } from './codec.js';
 export type { CompressionErrorName } from './errors.js';
-export { DEFAULT_MAX_DECOMPRESSED_SIZE } from './limits.js';
+export { CompressionError } from './errors.js';
 export type { DecompressOptions } from './limits.js';
+export { DEFAULT_MAX_DECOMPRESSED_SIZE } from './limits.js';
 export { fixLegacyLz4HeaderChecksum } from './lz4.js';
 
 export interface CompressOptions {
@@ -26,12 +26,16 @@ export interface CompressOptions {
 
 function resolve(codec: CompressionName | number): number {
   const id = codecId(codec);
-  if (id < 0) throw new CompressionError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec ${codec}`);
+  if (id < 0)
+    throw new CompressionError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec ${codec}`);
   return id;
 }
 
 function noSyncZstd(): CompressionError {
-  return new CompressionError('UNSUPPORTED_COMPRESSION_TYPE', 'zstd has no synchronous API; use the async function');
+  return new CompressionError(
+    'UNSUPPORTED_COMPRESSION_TYPE',
+    'zstd has no synchronous API; use the async function',
+  );
 }
 
 function copyChecked(buf: Uint8Array, maxSize: number): Buffer {
@@ -59,7 +63,11 @@ export async function compress(
 }
 
 /** Synchronous compression; throws UNSUPPORTED_COMPRESSION_TYPE for zstd. */
-export function compressSync(codec: CompressionName | number, buf: Uint8Array, options?: CompressOptions): Buffer {
+export function compressSync(
+  codec: CompressionName | number,
+  buf: Uint8Array,
+  options?: CompressOptions,
+): Buffer {
   switch (resolve(codec)) {
     case CompressionCodec.GZIP:
       return gzipCompressSync(buf);

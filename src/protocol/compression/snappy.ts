@@ -48,7 +48,8 @@ function xerialBlocks(buf: Buffer, maxSize: number): { blocks: Buffer[]; total: 
     if (pos + 4 > buf.length) throw corruptData('truncated xerial snappy block length');
     const len = buf.readInt32BE(pos);
     pos += 4;
-    if (len < 0 || pos + len > buf.length) throw corruptData(`xerial snappy block length ${len} out of bounds`);
+    if (len < 0 || pos + len > buf.length)
+      throw corruptData(`xerial snappy block length ${len} out of bounds`);
     const block = buf.subarray(pos, pos + len);
     total += rawSnappyLength(block, 0, block.length);
     if (total > maxSize) throw tooLarge('snappy (xerial)', total, maxSize);

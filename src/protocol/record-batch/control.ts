@@ -35,7 +35,8 @@ export interface ControlRecord {
  * than 6 bytes, is INVALID_RECORD.
  */
 export function readControlRecord(key: Buffer | null, value: Buffer | null): ControlRecord {
-  if (key === null || key.length < 4) throw invalidRecord(`control record key of ${key?.length ?? 'null'} bytes`);
+  if (key === null || key.length < 4)
+    throw invalidRecord(`control record key of ${key?.length ?? 'null'} bytes`);
   const version = key.readInt16BE(0);
   const typeId = key.readInt16BE(2);
   const type: ControlRecordTypeName = NAMES[typeId] ?? 'UNKNOWN';

@@ -5,20 +5,20 @@
 // nothing per record. Every length is checked against the record's own bounds before use:
 // hostile input ends in a RecordBatchError, never in a large allocation.
 import { CompressionError, decompress, decompressSync } from '../compression/index.js';
-import { RecordBatchError, corrupt, invalidRecord } from './errors.js';
+import { corrupt, invalidRecord, RecordBatchError } from './errors.js';
 import {
   type BatchHeader,
   CURRENT_MAGIC,
+  compressionOf,
+  computeBatchCrc,
   LENGTH_OFFSET,
   LOG_OVERHEAD,
   MAGIC_OFFSET,
   RECORD_BATCH_OVERHEAD,
-  TIMESTAMP_TYPE_MASK,
-  compressionOf,
-  computeBatchCrc,
   readBatchHeader,
+  TIMESTAMP_TYPE_MASK,
 } from './header.js';
-import { type VarintCursor, readVarint, readVarlong } from './varint.js';
+import { readVarint, readVarlong, type VarintCursor } from './varint.js';
 
 export interface RecordHeader {
   key: string;
@@ -81,10 +81,12 @@ export class RecordCursor implements Iterable<RecordCursor> {
     const c = this.#c;
     const pos = this.recordEnd;
     if (this.index + 1 >= this.header.recordCount) {
-      if (pos !== end) throw invalidRecord(`${end - pos} bytes left after the batch's ${this.header.recordCount} records`);
+      if (pos !== end)
+        throw invalidRecord(`${end - pos} bytes left after the batch's ${this.header.recordCount} records`);
       return false;
     }
-    if (pos >= end) throw invalidRecord(`records end after ${this.index + 1} of ${this.header.recordCount} records`);
+    if (pos >= end)
+      throw invalidRecord(`records end after ${this.index + 1} of ${this.header.recordCount} records`);
     c.pos = pos;
     const length = readVarint(data, c, end);
     const recEnd = c.pos + length;
@@ -93,18 +95,24 @@ export class RecordCursor implements Iterable<RecordCursor> {
     this.timestampDelta = readVarlong(data, c, recEnd);
     this.offsetDelta = readVarint(data, c, recEnd);
     const keyLength = readVarint(data, c, recEnd);
-    if (keyLength < -1 || c.pos + keyLength > recEnd) throw invalidRecord(`key length ${keyLength} out of bounds`);
+    if (keyLength < -1 || c.pos + keyLength > recEnd)
+      throw invalidRecord(`key length ${keyLength} out of bounds`);
     this.keyOffset = c.pos;
     this.keyLength = keyLength;
     if (keyLength > 0) c.pos += keyLength;
     const valueLength = readVarint(data, c, recEnd);
-    if (valueLength < -1 || c.pos + valueLength > recEnd) throw invalidRecord(`value length ${valueLength} out of bounds`);
+    if (valueLength < -1 || c.pos + valueLength > recEnd)
+      throw invalidRecord(`value length ${valueLength} out of bounds`);
     this.valueOffset = c.pos;
     this.valueLength = valueLength;
     if (valueLength > 0) c.pos += valueLength;
     const headerCount = readVarint(data, c, recEnd);
     // Each header takes at least two bytes (two one-byte lengths).
-    if (headerCount < 0 || headerCount * 2 > recEnd - c.pos) throw invalidRecord(`header count ${headerCount} out of bounds`);
+    if (headerCount < 0 || headerCount * 2 > recEnd - c.pos)
+      throw invalidRecord(`header count ${headerCount} out of bounds`);
+    // Without headers the record must end here (with headers, `headers()` checks the end).
+    if (headerCount === 0 && c.pos !== recEnd)
+      throw invalidRecord(`record has ${recEnd - c.pos} bytes after its value`);
     this.headerCount = headerCount;
     this.headersOffset = c.pos;
     this.recordEnd = recEnd;
@@ -130,7 +138,9 @@ export class RecordCursor implements Iterable<RecordCursor> {
   }
 
   value(): Buffer | null {
-    return this.valueLength < 0 ? null : this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength);
+    return this.valueLength < 0
+      ? null
+      : this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength);
   }
 
   /** Parses the current record's headers; checks that they end exactly at the record's end. */
@@ -177,11 +187,13 @@ export class RecordCursor implements Iterable<RecordCursor> {
 function openBatch(buf: Buffer, options: DecodeOptions | undefined): { header: BatchHeader; area: Buffer } {
   if (buf.length < RECORD_BATCH_OVERHEAD) throw corrupt(`truncated batch: ${buf.length} bytes`);
   const size = LOG_OVERHEAD + buf.readInt32BE(LENGTH_OFFSET);
-  if (size < RECORD_BATCH_OVERHEAD || size > buf.length) throw corrupt(`batch size ${size} out of bounds (${buf.length} bytes)`);
+  if (size < RECORD_BATCH_OVERHEAD || size > buf.length)
+    throw corrupt(`batch size ${size} out of bounds (${buf.length} bytes)`);
   const magic = buf.readInt8(MAGIC_OFFSET);
   if (magic !== CURRENT_MAGIC) throw corrupt(`batch magic ${magic} is not ${CURRENT_MAGIC}`);
   const header = readBatchHeader(buf, 0);
-  if (options?.verifyCrc !== false && computeBatchCrc(buf, 0) !== header.crc) throw corrupt('batch CRC mismatch');
+  if (options?.verifyCrc !== false && computeBatchCrc(buf, 0) !== header.crc)
+    throw corrupt('batch CRC mismatch');
   if (header.recordCount < 0) throw invalidRecord(`negative record count ${header.recordCount}`);
   return { header, area: buf.subarray(RECORD_BATCH_OVERHEAD, size) };
 }
@@ -247,7 +259,9 @@ export function checkRecords(cursor: RecordCursor, options?: CheckRecordsOptions
     n++;
   }
   if (sequential && cursor.index !== cursor.header.lastOffsetDelta) {
-    throw invalidRecord(`last offset delta ${cursor.index} != LastOffsetDelta ${cursor.header.lastOffsetDelta}`);
+    throw invalidRecord(
+      `last offset delta ${cursor.index} != LastOffsetDelta ${cursor.header.lastOffsetDelta}`,
+    );
   }
   return n;
 }

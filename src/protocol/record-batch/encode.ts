@@ -2,9 +2,15 @@
 // and header fields the bytes equal those of Kafka's MemoryRecordsBuilder (and kafkajs's
 // encoder). Two passes over the records: the first sizes every record, the second writes into
 // one exactly-sized buffer; there are no per-record allocations.
-import { type CompressOptions, type CompressionName, codecId, compress, compressSync } from '../compression/index.js';
+import {
+  type CompressionName,
+  type CompressOptions,
+  codecId,
+  compress,
+  compressSync,
+} from '../compression/index.js';
 import { crc32c } from '../crc32c.js';
-import { RecordBatchError, invalidRecord } from './errors.js';
+import { invalidRecord, RecordBatchError } from './errors.js';
 import {
   ATTRIBUTES_OFFSET,
   CONTROL_FLAG_MASK,
@@ -78,7 +84,8 @@ function plan(records: readonly RecordInput[], options: EncodeBatchOptions): Pla
   if (bodySizes.length < n) bodySizes = new Int32Array(Math.max(n, bodySizes.length * 2));
   const defaultTimestamp = toMs(options.timestamp ?? Date.now());
   const first = records[0];
-  const baseTimestamp = n === 0 ? -1 : first!.timestamp === undefined ? defaultTimestamp : toMs(first!.timestamp);
+  const baseTimestamp =
+    n === 0 ? -1 : first!.timestamp === undefined ? defaultTimestamp : toMs(first!.timestamp);
   let maxTimestamp = n === 0 ? -1 : baseTimestamp;
   let prevDelta = -1;
   let total = 0;
@@ -111,7 +118,8 @@ function plan(records: readonly RecordInput[], options: EncodeBatchOptions): Pla
     bodySizes[i] = body;
     total += sizeOfVarint(body) + body;
   }
-  if (!Number.isSafeInteger(maxTimestamp - baseTimestamp) && n > 0) throw invalidRecord('timestamp range too wide');
+  if (!Number.isSafeInteger(maxTimestamp - baseTimestamp) && n > 0)
+    throw invalidRecord('timestamp range too wide');
   return { recordsSize: total, baseTimestamp, maxTimestamp, lastOffsetDelta: prevDelta, defaultTimestamp };
 }
 
@@ -122,11 +130,17 @@ function writeRecords(records: readonly RecordInput[], p: Plan, buf: Buffer, sta
     const r = records[i]!;
     pos = writeVarint(buf, pos, bodySizes[i]!);
     buf[pos++] = 0; // record attributes: unused
-    const ts = r.timestamp === undefined ? p.defaultTimestamp : typeof r.timestamp === 'number' ? r.timestamp : Number(r.timestamp);
+    const ts =
+      r.timestamp === undefined
+        ? p.defaultTimestamp
+        : typeof r.timestamp === 'number'
+          ? r.timestamp
+          : Number(r.timestamp);
     pos = writeVarlong(buf, pos, ts - base);
     pos = writeVarint(buf, pos, r.offsetDelta ?? i);
     const key = r.key;
-    if (key == null) buf[pos++] = 1; // varint −1
+    if (key == null)
+      buf[pos++] = 1; // varint −1
     else {
       pos = writeVarint(buf, pos, key.length);
       buf.set(key, pos);
@@ -171,7 +185,13 @@ function attributesOf(options: EncodeBatchOptions, codec: number): number {
 }
 
 /** Writes the 61-byte header into `buf` (whose records area is already in place) and the CRC. */
-function finishBatch(buf: Buffer, options: EncodeBatchOptions, codec: number, p: Plan, count: number): Buffer {
+function finishBatch(
+  buf: Buffer,
+  options: EncodeBatchOptions,
+  codec: number,
+  p: Plan,
+  count: number,
+): Buffer {
   buf.writeBigInt64BE(BigInt(options.baseOffset ?? 0), 0);
   buf.writeInt32BE(buf.length - LOG_OVERHEAD, 8);
   buf.writeInt32BE(options.partitionLeaderEpoch ?? NO_PARTITION_LEADER_EPOCH, 12);
@@ -202,7 +222,13 @@ function encodeUncompressed(records: readonly RecordInput[], options: EncodeBatc
   return finishBatch(buf, options, 0, p, records.length);
 }
 
-function withCompressed(compressed: Buffer, options: EncodeBatchOptions, codec: number, p: Plan, n: number): Buffer {
+function withCompressed(
+  compressed: Buffer,
+  options: EncodeBatchOptions,
+  codec: number,
+  p: Plan,
+  n: number,
+): Buffer {
   const buf = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + compressed.length);
   compressed.copy(buf, RECORD_BATCH_OVERHEAD);
   return finishBatch(buf, options, codec, p, n);
@@ -231,7 +257,10 @@ export async function encodeRecordBatch(
 }
 
 /** Synchronous `encodeRecordBatch` for none/gzip/snappy/lz4; zstd throws (async-only library). */
-export function encodeRecordBatchSync(records: readonly RecordInput[], options: EncodeBatchOptions = {}): Buffer {
+export function encodeRecordBatchSync(
+  records: readonly RecordInput[],
+  options: EncodeBatchOptions = {},
+): Buffer {
   const codec = resolveCodec(options);
   const p = plan(records, options);
   if (codec === 0) return encodeUncompressed(records, options, p);

@@ -29,7 +29,8 @@ export function* iterateBatches(buf: Buffer, start = 0, end: number = buf.length
     const size = LOG_OVERHEAD + buf.readInt32BE(pos + LENGTH_OFFSET);
     const magic = buf.readInt8(pos + MAGIC_OFFSET);
     const min = MIN_ENTRY_SIZE[magic] ?? MAGIC_OFFSET + 1;
-    if (size < min) throw corrupt(`log entry at ${pos} has size ${size}, below the minimum ${min} for magic ${magic}`);
+    if (size < min)
+      throw corrupt(`log entry at ${pos} has size ${size}, below the minimum ${min} for magic ${magic}`);
     if (pos + size > limit) return;
     yield { position: pos, size, magic };
     pos += size;

@@ -7,9 +7,14 @@
 // absolute in v0 and relative (0..n−1) in v1, where the wrapper's offset is that of the *last*
 // inner message. Only one level of nesting is legal.
 import zlib from 'node:zlib';
-import { CompressionError, decompress, decompressSync, fixLegacyLz4HeaderChecksum } from '../compression/index.js';
+import {
+  CompressionError,
+  decompress,
+  decompressSync,
+  fixLegacyLz4HeaderChecksum,
+} from '../compression/index.js';
 import type { DecodedRecord, DecodeOptions } from './decode.js';
-import { RecordBatchError, corrupt } from './errors.js';
+import { corrupt, RecordBatchError } from './errors.js';
 import { LOG_OVERHEAD, NO_TIMESTAMP, TIMESTAMP_TYPE_MASK } from './header.js';
 import { iterateBatches } from './iterate.js';
 
@@ -34,7 +39,8 @@ function readBytes(buf: Buffer, pos: number, end: number, what: string): Buffer 
 function parseMessage(buf: Buffer, pos: number, size: number, verifyCrc: boolean): LegacyMessage {
   const end = pos + size;
   const magic = buf.readInt8(pos + 16);
-  if (magic !== 0 && magic !== 1) throw corrupt(`expected a legacy message (magic 0 or 1), found magic ${magic}`);
+  if (magic !== 0 && magic !== 1)
+    throw corrupt(`expected a legacy message (magic 0 or 1), found magic ${magic}`);
   if (verifyCrc) {
     const stored = buf.readUInt32BE(pos + LOG_OVERHEAD);
     const actual = zlib.crc32(buf.subarray(pos + 16, end)) >>> 0;
@@ -62,7 +68,10 @@ function toRecord(m: LegacyMessage, offset: bigint, timestamp: bigint): DecodedR
 function compressedInner(wrapper: LegacyMessage): { codec: number; data: Uint8Array } {
   const codec = wrapper.attributes & 0x07;
   if (codec > 3) {
-    throw new RecordBatchError('UNSUPPORTED_COMPRESSION_TYPE', `codec ${codec} is not valid for magic ${wrapper.magic}`);
+    throw new RecordBatchError(
+      'UNSUPPORTED_COMPRESSION_TYPE',
+      `codec ${codec} is not valid for magic ${wrapper.magic}`,
+    );
   }
   if (wrapper.value === null) throw corrupt('compressed legacy wrapper message has a null value');
   // lz4 in magic 0 has the KAFKA-3160 frame-descriptor checksum; repair it before decoding.
@@ -77,7 +86,8 @@ function innerRecords(wrapper: LegacyMessage, inner: Buffer, verifyCrc: boolean,
   for (const e of iterateBatches(inner)) {
     const m = parseMessage(inner, e.position, e.size, verifyCrc);
     if ((m.attributes & 0x07) !== 0) throw corrupt('nested compression in a legacy message set');
-    if (m.magic !== wrapper.magic) throw corrupt(`inner message magic ${m.magic} in a magic ${wrapper.magic} wrapper`);
+    if (m.magic !== wrapper.magic)
+      throw corrupt(`inner message magic ${m.magic} in a magic ${wrapper.magic} wrapper`);
     messages.push(m);
     consumed = e.position + e.size;
   }
@@ -86,7 +96,8 @@ function innerRecords(wrapper: LegacyMessage, inner: Buffer, verifyCrc: boolean,
   const logAppendTime = wrapper.magic === 1 && (wrapper.attributes & TIMESTAMP_TYPE_MASK) !== 0;
   // v1: inner offsets are relative and the wrapper carries the absolute offset of the last one.
   const base = wrapper.magic === 0 ? 0n : wrapper.offset - messages[messages.length - 1]!.offset;
-  for (const m of messages) out.push(toRecord(m, base + m.offset, logAppendTime ? wrapper.timestamp : m.timestamp));
+  for (const m of messages)
+    out.push(toRecord(m, base + m.offset, logAppendTime ? wrapper.timestamp : m.timestamp));
 }
 
 function rethrow(err: unknown): never {

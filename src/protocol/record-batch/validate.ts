@@ -1,17 +1,17 @@
 // Structural validation of an untrusted RecordBatch v2 (the produce path and log recovery).
 // Mirrors the checks of Kafka's DefaultRecordBatch.ensureValid and LogValidator: framing and
 // checksum problems are CORRUPT_MESSAGE, semantically impossible headers are INVALID_RECORD.
-import { RecordBatchError, corrupt, invalidRecord } from './errors.js';
+import { corrupt, invalidRecord, RecordBatchError } from './errors.js';
 import {
   type BatchHeader,
   CURRENT_MAGIC,
+  compressionOf,
+  computeBatchCrc,
+  isControl,
   LENGTH_OFFSET,
   LOG_OVERHEAD,
   MAGIC_OFFSET,
   RECORD_BATCH_OVERHEAD,
-  compressionOf,
-  computeBatchCrc,
-  isControl,
   readBatchHeader,
 } from './header.js';
 
@@ -39,10 +39,13 @@ export function validateBatch(
   options?: ValidateOptions,
 ): BatchHeader | RecordBatchError {
   const limit = Math.min(end, buf.length);
-  if (limit - pos < LOG_OVERHEAD) return corrupt(`truncated batch: ${limit - pos} bytes, need ${LOG_OVERHEAD}`);
+  if (limit - pos < LOG_OVERHEAD)
+    return corrupt(`truncated batch: ${limit - pos} bytes, need ${LOG_OVERHEAD}`);
   const length = buf.readInt32BE(pos + LENGTH_OFFSET);
   if (length < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) {
-    return corrupt(`batch size ${LOG_OVERHEAD + length} is smaller than the minimum ${RECORD_BATCH_OVERHEAD}`);
+    return corrupt(
+      `batch size ${LOG_OVERHEAD + length} is smaller than the minimum ${RECORD_BATCH_OVERHEAD}`,
+    );
   }
   if (pos + LOG_OVERHEAD + length > limit) {
     return corrupt(`truncated batch: Length says ${LOG_OVERHEAD + length} bytes, ${limit - pos} available`);
@@ -55,7 +58,8 @@ export function validateBatch(
     return corrupt(`batch CRC mismatch: stored ${header.crc}, computed ${actualCrc}`);
   }
   const codec = compressionOf(header.attributes);
-  if (codec > 4) return new RecordBatchError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec ${codec}`);
+  if (codec > 4)
+    return new RecordBatchError('UNSUPPORTED_COMPRESSION_TYPE', `unknown compression codec ${codec}`);
   const count = header.recordCount;
   if (count < 0) return invalidRecord(`negative record count ${count}`);
   if (count > header.lastOffsetDelta + 1) {
@@ -70,16 +74,24 @@ export function validateBatch(
     if (count !== header.lastOffsetDelta + 1) {
       return invalidRecord(`record count ${count} != LastOffsetDelta + 1 = ${header.lastOffsetDelta + 1}`);
     }
-    if (isControl(header.attributes)) return invalidRecord('clients are not allowed to write control records');
+    if (isControl(header.attributes))
+      return invalidRecord('clients are not allowed to write control records');
     if (header.producerId >= 0n && header.baseSequence < 0) {
-      return invalidRecord(`invalid base sequence ${header.baseSequence} for producer id ${header.producerId}`);
+      return invalidRecord(
+        `invalid base sequence ${header.baseSequence} for producer id ${header.producerId}`,
+      );
     }
   }
   return header;
 }
 
 /** Like `validateBatch` but throws the RecordBatchError. */
-export function assertValidBatch(buf: Buffer, pos: number, end?: number, options?: ValidateOptions): BatchHeader {
+export function assertValidBatch(
+  buf: Buffer,
+  pos: number,
+  end?: number,
+  options?: ValidateOptions,
+): BatchHeader {
   const result = validateBatch(buf, pos, end, options);
   if (result instanceof RecordBatchError) throw result;
   return result;

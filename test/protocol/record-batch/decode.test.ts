@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { compressSync } from '../../../src/protocol/compression/index.js';
+import { crc32c } from '../../../src/protocol/crc32c.js';
+import {
+  checkRecords,
+  decodeRecordBatch,
+  decodeRecordBatchSync,
+  decodeRecords,
+  encodeRecordBatchSync,
+  RecordBatchError,
+  setMaxTimestampAndLogAppendTime,
+} from '../../../src/protocol/record-batch/index.js';
+
+const T = 1_700_000_000_000;
+
+/** A batch around a hand-made records area, with a correct CRC (so the record checks are hit). */
+function rawBatch(area: Buffer, count: number, codec = 0): Buffer {
+  const b = Buffer.concat([encodeRecordBatchSync([], { timestamp: T }), area]);
+  b.writeInt32BE(b.length - 12, 8);
+  b.writeInt16BE(codec, 21);
+  b.writeInt32BE(count - 1, 23);
+  b.writeBigInt64BE(BigInt(T), 27);
+  b.writeInt32BE(count, 57);
+  b.writeUInt32BE(crc32c(b.subarray(21)), 17);
+  return b;
+}
+
+/** zig-zag varint bytes, written independently of the code under test. */
+function vi(n: number): number[] {
+  let u = n >= 0 ? n * 2 : -n * 2 - 1;
+  const out: number[] = [];
+  while (u >= 0x80) {
+    out.push((u % 0x80) | 0x80);
+    u = Math.floor(u / 0x80);
+  }
+  out.push(u);
+  return out;
+}
+
+/** One record: body fields given as byte arrays; the length prefix is computed. */
+function rec(...fields: number[][]): number[] {
+  const body = fields.flat();
+  return [...vi(body.length), ...body];
+}
+
+const GOOD = rec([0], vi(0), vi(0), vi(1), [0x6b], vi(1), [0x76], vi(0)); // key "k", value "v"
+
+function expectInvalid(fn: () => unknown, name = 'INVALID_RECORD'): void {
+  assert.throws(fn, (e: unknown) => e instanceof RecordBatchError && e.errorName === name);
+}
+
+function drain(b: Buffer): number {
+  const c = decodeRecordBatchSync(b);
+  return checkRecords(c);
+}
+
+describe('lazy cursor', () => {
+  const batch = encodeRecordBatchSync(
+    [
+      {
+        key: Buffer.from('k0'),
+        value: Buffer.from('v0'),
+        timestamp: T,
+        headers: [{ key: 'h', value: Buffer.from('x') }],
+      },
+      { key: null, value: null, timestamp: T + 9 },
+      {
+        key: Buffer.from('k2'),
+        value: Buffer.alloc(0),
+        timestamp: T - 4,
+        headers: [{ key: 'n', value: null }],
+      },
+    ],
+    { baseOffset: 100n },
+  );
+  test('positions and lengths without materialising', () => {
+    const c = decodeRecordBatchSync(batch);
+    assert.equal(c.index, -1);
+    assert.ok(c.next());
+    assert.equal(c.offsetDelta, 0);
+    assert.equal(c.offset, 100n);
+    assert.equal(c.timestampMs, T);
+    assert.equal(c.keyLength, 2);
+    assert.equal(c.data.toString('latin1', c.keyOffset, c.keyOffset + c.keyLength), 'k0');
+    assert.equal(c.valueLength, 2);
+    assert.equal(c.headerCount, 1);
+    assert.ok(c.next());
+    assert.equal(c.keyLength, -1);
+    assert.equal(c.key(), null);
+    assert.equal(c.value(), null);
+    assert.equal(c.timestamp, BigInt(T + 9));
+    assert.ok(c.next());
+    assert.equal(c.offset, 102n);
+    assert.equal(c.timestamp, BigInt(T - 4));
+    assert.deepEqual(c.value(), Buffer.alloc(0));
+    assert.deepEqual(c.headers(), [{ key: 'n', value: null }]);
+    assert.ok(!c.next());
+    assert.ok(!c.next());
+  });
+  test('key and value are views of the batch, not copies', () => {
+    const c = decodeRecordBatchSync(batch);
+    c.next();
+    assert.equal(c.key()!.buffer, batch.buffer);
+  });
+  test('iterable, toRecord, and decodeRecords agree', async () => {
+    const viaIter: bigint[] = [];
+    for (const c of decodeRecordBatchSync(batch)) viaIter.push(c.offset);
+    assert.deepEqual(viaIter, [100n, 101n, 102n]);
+    const all = await decodeRecords(batch);
+    assert.deepEqual(all[0], {
+      offset: 100n,
+      timestamp: BigInt(T),
+      key: Buffer.from('k0'),
+      value: Buffer.from('v0'),
+      headers: [{ key: 'h', value: Buffer.from('x') }],
+    });
+    assert.deepEqual(all[1]!.headers, []);
+  });
+  test('LogAppendTime batches report MaxTimestamp for every record', async () => {
+    const b = Buffer.from(batch);
+    setMaxTimestampAndLogAppendTime(b, 0, 1_800_000_000_000n);
+    assert.deepEqual(
+      (await decodeRecords(b)).map((r) => r.timestamp),
+      [1_800_000_000_000n, 1_800_000_000_000n, 1_800_000_000_000n],
+    );
+  });
+  test('sync and async decoding of compressed batches; zstd is async-only', async () => {
+    const records = [{ key: null, value: Buffer.from('hello'.repeat(50)), timestamp: T }];
+    for (const compression of ['gzip', 'snappy', 'lz4'] as const) {
+      assert.equal(decodeRecordBatchSync(encodeRecordBatchSync(records, { compression })).next(), true);
+    }
+    const z = await (await import('../../../src/protocol/record-batch/index.js')).encodeRecordBatch(records, {
+      compression: 'zstd',
+    });
+    assert.equal((await decodeRecords(z))[0]!.value!.toString(), 'hello'.repeat(50));
+    expectInvalid(() => decodeRecordBatchSync(z), 'UNSUPPORTED_COMPRESSION_TYPE');
+  });
+  test('checkRecords walks everything, optionally requiring sequential offsets', () => {
+    assert.equal(checkRecords(decodeRecordBatchSync(batch), { sequentialOffsets: true }), 3);
+    const gap = encodeRecordBatchSync([
+      { value: null, offsetDelta: 0 },
+      { value: null, offsetDelta: 2 },
+    ]);
+    assert.equal(checkRecords(decodeRecordBatchSync(gap)), 2);
+    expectInvalid(() => checkRecords(decodeRecordBatchSync(gap), { sequentialOffsets: true }));
+  });
+});
+
+describe('hostile batches → typed errors', () => {
+  test('the hand-built reference record decodes', () => {
+    assert.equal(drain(rawBatch(Buffer.from([...GOOD, ...GOOD]), 2)), 2);
+  });
+  test('bad CRC → CORRUPT_MESSAGE unless verification is off', async () => {
+    const b = rawBatch(Buffer.from(GOOD), 1);
+    b[b.length - 2]! ^= 0xff;
+    expectInvalid(() => decodeRecordBatchSync(b), 'CORRUPT_MESSAGE');
+    await assert.rejects(decodeRecordBatch(b), (e: unknown) => e instanceof RecordBatchError && e.code === 2);
+    assert.ok(decodeRecordBatchSync(b, { verifyCrc: false }).next());
+  });
+  test('truncated batch, Length beyond the buffer, wrong magic → CORRUPT_MESSAGE', () => {
+    const b = rawBatch(Buffer.from(GOOD), 1);
+    expectInvalid(() => decodeRecordBatchSync(b.subarray(0, b.length - 1)), 'CORRUPT_MESSAGE');
+    expectInvalid(() => decodeRecordBatchSync(b.subarray(0, 30)), 'CORRUPT_MESSAGE');
+    const m = Buffer.from(b);
+    m[16] = 3;
+    expectInvalid(() => decodeRecordBatchSync(m), 'CORRUPT_MESSAGE');
+  });
+  test('record count larger than the data (lying count) → INVALID_RECORD', () => {
+    expectInvalid(() => drain(rawBatch(Buffer.from(GOOD), 2)));
+    expectInvalid(() => drain(rawBatch(Buffer.from(GOOD), 2_000_000_000)));
+  });
+  test('record count smaller than the data (trailing bytes) → INVALID_RECORD', () => {
+    expectInvalid(() => drain(rawBatch(Buffer.from([...GOOD, ...GOOD]), 1)));
+  });
+  test('negative record count → INVALID_RECORD', () => {
+    expectInvalid(() => decodeRecordBatchSync(rawBatch(Buffer.from(GOOD), -1)));
+  });
+  test('huge or overlong varints → INVALID_RECORD', () => {
+    // Record length 2^31-1 (5-byte varint) in a 20-byte area.
+    expectInvalid(() => drain(rawBatch(Buffer.from([0xfe, 0xff, 0xff, 0xff, 0x0f, ...GOOD]), 1)));
+    // A 6-byte varint.
+    expectInvalid(() => drain(rawBatch(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01, ...GOOD]), 1)));
+    // Varint cut off by the end of the data.
+    expectInvalid(() => drain(rawBatch(Buffer.from([0x80]), 1)));
+    // Timestamp delta beyond 2^53.
+    const ts = [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+    expectInvalid(() => drain(rawBatch(Buffer.from(rec([0], ts, vi(0), vi(-1), vi(-1), vi(0))), 1)));
+  });
+  test('key / value lengths beyond the record → INVALID_RECORD', () => {
+    expectInvalid(() =>
+      drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(50), [1, 2], vi(-1), vi(0))), 1)),
+    );
+    expectInvalid(() =>
+      drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(1_000_000), [1], vi(0))), 1)),
+    );
+    expectInvalid(() => drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-2), vi(-1), vi(0))), 1)));
+    // A value that runs into the next record: the record's own length bounds it.
+    const short = [...vi(5), 0, ...vi(0), ...vi(0), ...vi(-1), ...vi(3), 1, 2, 3, 0];
+    expectInvalid(() => drain(rawBatch(Buffer.from([...short, ...GOOD]), 2)));
+  });
+  test('header count / header lengths out of bounds → INVALID_RECORD, nothing allocated by count', () => {
+    expectInvalid(() =>
+      drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(-1), vi(1_000_000_000))), 1)),
+    );
+    expectInvalid(() => drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(-1), vi(-3))), 1)));
+    expectInvalid(() =>
+      drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(-1), vi(1), vi(-1), vi(-1))), 1)),
+    );
+    expectInvalid(() =>
+      drain(
+        rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(-1), vi(1), vi(1), [0x61], vi(9), [1])), 1),
+      ),
+    );
+  });
+  test('bytes left inside a record after its headers → INVALID_RECORD', () => {
+    expectInvalid(() =>
+      drain(rawBatch(Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(-1), vi(0), [7, 7])), 1)),
+    );
+  });
+  test('compressed area: garbage → CORRUPT_MESSAGE, lying count → INVALID_RECORD', async () => {
+    await assert.rejects(
+      decodeRecordBatch(rawBatch(Buffer.from('not gzip at all'), 1, 1)),
+      (e: unknown) => e instanceof RecordBatchError && e.code === 2,
+    );
+    const lying = rawBatch(compressSync('lz4', Buffer.from(GOOD)), 5, 3);
+    const c = await decodeRecordBatch(lying);
+    assert.ok(c.next());
+    assert.throws(
+      () => c.next(),
+      (e: unknown) => e instanceof RecordBatchError && e.code === 87,
+    );
+  });
+  test('decompression bomb in a batch → MESSAGE_TOO_LARGE', async () => {
+    const b = encodeRecordBatchSync([{ value: Buffer.alloc(4 << 20) }], { compression: 'gzip' });
+    assert.ok(b.length < 10_000);
+    await assert.rejects(
+      decodeRecordBatch(b, { maxDecompressedSize: 1 << 20 }),
+      (e: unknown) => e instanceof RecordBatchError && e.errorName === 'MESSAGE_TOO_LARGE' && e.code === 10,
+    );
+    assert.throws(
+      () => decodeRecordBatchSync(b, { maxDecompressedSize: 1 << 20 }),
+      (e: unknown) => e instanceof RecordBatchError && e.code === 10,
+    );
+  });
+  test('unknown codec in attributes → UNSUPPORTED_COMPRESSION_TYPE', async () => {
+    await assert.rejects(
+      decodeRecordBatch(rawBatch(Buffer.from(GOOD), 1, 6)),
+      (e: unknown) => e instanceof RecordBatchError && e.code === 76,
+    );
+  });
+});
