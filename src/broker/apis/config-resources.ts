@@ -1,0 +1,89 @@
+// Shared by DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: resource types, resolving
+// a resource to its current overrides, and validating + applying a new set of overrides.
+// Broker resources: the resource name is this broker's id, or '' for the cluster-wide
+// default; only dynamic keys may be set (INVALID_CONFIG otherwise, with Kafka's message).
+
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { BROKER_CONFIGS } from '../config/broker-configs.js';
+import { validateConfigValue } from '../config/config-def.js';
+import { topicNameError } from '../metadata/topic-names.js';
+import type { BrokerServices } from './services.js';
+
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+
+export type ConfigResource =
+  | { readonly kind: 'topic'; readonly name: string; readonly overrides: Readonly<Record<string, string>> }
+  | { readonly kind: 'broker'; readonly entity: string; readonly overrides: Readonly<Record<string, string>> };
+
+/** Resolves a (type, name) pair. Throws KafkaError for unknown or unsupported resources. */
+export function resolveResource(broker: BrokerServices, type: number, name: string): ConfigResource {
+  if (type === ResourceType.TOPIC) {
+    const err = topicNameError(name);
+    if (err) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, err);
+    const t = broker.image.topic(name);
+    if (!t) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
+    return { kind: 'topic', name, overrides: t.configs };
+  }
+  if (type === ResourceType.BROKER) {
+    if (name !== '' && name !== String(broker.nodeId)) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${name}`);
+    }
+    return { kind: 'broker', entity: name, overrides: broker.image.brokerConfigs(name) };
+  }
+  throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${type}`);
+}
+
+function validateBrokerOverrides(configs: Readonly<Record<string, string | null>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const notDynamic: string[] = [];
+  for (const [name, value] of Object.entries(configs)) {
+    const def = BROKER_CONFIGS.get(name);
+    if (!def || !def.dynamic) {
+      notDynamic.push(name);
+      continue;
+    }
+    if (value === null) continue;
+    const err = validateConfigValue(def, value);
+    if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
+    out[name] = value.trim();
+  }
+  if (notDynamic.length > 0) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Cannot update these configs dynamically: ${notDynamic.join(', ')}`);
+  return out;
+}
+
+/** Replaces the resource's overrides with `configs` (null values are dropped for brokers). */
+export async function replaceConfigs(
+  broker: BrokerServices,
+  resource: ConfigResource,
+  configs: Readonly<Record<string, string | null>>,
+  validateOnly: boolean,
+): Promise<void> {
+  if (resource.kind === 'topic') {
+    await broker.controller.setTopicConfigs(resource.name, configs, validateOnly);
+    return;
+  }
+  const valid = validateBrokerOverrides(configs);
+  if (!validateOnly) await broker.controller.setBrokerConfigs(resource.entity, valid);
+}
+
+/** Collects `(name, value)` pairs, rejecting a key given twice (Kafka: INVALID_REQUEST). */
+export function toConfigMap(entries: readonly { name: string; value: string | null }[]): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const e of entries) {
+    if (Object.hasOwn(out, e.name)) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${e.name}`);
+    out[e.name] = e.value;
+  }
+  return out;
+}
+
+/** Marks resources that appear more than once; Kafka rejects all of their entries. */
+export function duplicateResources(resources: readonly { resourceType: number; resourceName: string }[]): Set<string> {
+  const seen = new Set<string>();
+  const dups = new Set<string>();
+  for (const r of resources) {
+    const k = `${r.resourceType}:${r.resourceName}`;
+    if (seen.has(k)) dups.add(k);
+    seen.add(k);
+  }
+  return dups;
+}
