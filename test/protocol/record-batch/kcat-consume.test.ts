@@ -25,15 +25,14 @@ async function kcatConsume(port: number, topic: string): Promise<string> {
 }
 
 const T = 1_700_000_000_000;
+const ABC = 'abc '.repeat(30).trim();
 const records = [1, 2, 3].map((i) => ({
   key: Buffer.from(`key-${i}`),
-  value: Buffer.from(`value-${i} ${'abc '.repeat(30)}`.trim()),
+  value: Buffer.from(`value-${i} ${ABC}`),
   headers: [{ key: 'h', value: Buffer.from(`${i}`) }],
   timestamp: T + i,
 }));
-const expected = [1, 2, 3]
-  .map((i) => `${i - 1} key-${i}=value-${i} ${'abc '.repeat(30)}`.trim() + ` [h=${i}]`)
-  .join('\n');
+const expected = [1, 2, 3].map((i) => `${i - 1} key-${i}=value-${i} ${ABC} [h=${i}]`).join('\n');
 
 describe('kcat (librdkafka 2.0.2) consumes our batches', { concurrency: 1 }, () => {
   const variants = [
