@@ -105,15 +105,13 @@ test('requests without a response (acks=0) resolve once written', async () => {
 test('a request timeout closes the connection and fails every pending request', async () => {
   const port = await fakeServer(() => {});
   const c = await open(port, 100);
-  let closedWith: Error | null = null;
-  c.onClose((e) => {
-    closedWith = e;
-  });
+  const closedWith: (Error | null)[] = [];
+  c.onClose((e) => closedWith.push(e));
   const a = c.send(req('a'));
   const b = c.send(req('b', { timeoutMs: 5000 }));
   await assert.rejects(a, RequestTimeoutError);
   await assert.rejects(b, ConnectionError);
-  assert.ok(closedWith instanceof RequestTimeoutError);
+  assert.ok(closedWith[0] instanceof RequestTimeoutError);
   await assert.rejects(c.send(req('c')), ConnectionError);
 });
 

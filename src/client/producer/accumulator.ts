@@ -54,6 +54,8 @@ export class PartitionQueue {
   lastAckedSequence = -1;
   /** Set when a batch went back to the queue: stop draining until the in-flight ones return. */
   retrying = false;
+  /** Resent batches in flight: while one is, nothing else of this partition is sent. */
+  resendInFlight = 0;
 
   constructor(topic: string, partition: number) {
     this.topic = topic;

@@ -31,6 +31,10 @@ export class ProducerBatch {
   callbacks: (DeliveryCallback | undefined)[] = [];
   timestamps: number[] = [];
   hasCallbacks = false;
+  callbackCount = 0;
+  /** Set when the batch failed. */
+  error: Error | null = null;
+  #doneWaiters: (() => void)[] | null = null;
   attempts = 0;
   retryAt = 0;
   inFlight = false;
@@ -76,6 +80,7 @@ export class ProducerBatch {
       this.callbacks.push(cb);
       this.timestamps.push(timestamp);
       this.hasCallbacks = true;
+      this.callbackCount++;
     }
     this.count++;
     return true;
@@ -118,9 +123,21 @@ export class ProducerBatch {
     return p;
   }
 
+  /** Resolves when the batch is acknowledged or failed (used by flush()). */
+  whenDone(): Promise<void> {
+    if (this.done) return Promise.resolve();
+    return new Promise((r) => (this.#doneWaiters ??= []).push(r));
+  }
+
+  #settled(): void {
+    this.done = true;
+    const w = this.#doneWaiters;
+    if (w !== null) for (const r of w) r();
+  }
+
   complete(baseOffset: bigint, logAppendTime: bigint): void {
     if (this.done) return;
-    this.done = true;
+    this.#settled();
     if (!this.hasCallbacks) return;
     const appendTime = logAppendTime >= 0n ? Number(logAppendTime) : -1;
     const cbs = this.callbacks;
@@ -135,7 +152,8 @@ export class ProducerBatch {
 
   fail(err: Error): void {
     if (this.done) return;
-    this.done = true;
+    this.error = err;
+    this.#settled();
     for (const cb of this.callbacks) if (cb !== undefined) invoke(cb, err, null);
   }
 }

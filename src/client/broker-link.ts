@@ -1,0 +1,191 @@
+// A broker as the client sees it: one lazily (re)opened Connection plus the API version ranges
+// the broker advertised in ApiVersions. Every request picks the highest version both sides
+// support, so the client never sends a version a broker removed (Kafka 4 dropped many old ones).
+// Reconnects wait an exponential backoff with jitter after each failed attempt.
+import { Reader } from '../protocol/primitives/reader.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { encodeRequest, readResponseHeader, responseHeaderVersion } from '../protocol/messages/index.js';
+import { type ApiVersionsResponse, apiVersionsApi } from '../protocol/messages/generated/api-versions.js';
+import type { ApiDescriptor } from '../protocol/messages/runtime.js';
+import { backoffMs, type ResolvedClientOptions } from './config.js';
+import { Connection } from './connection.js';
+import { ClientClosedError, KafkaResponseError, UnsupportedVersionError } from './errors.js';
+
+export interface RequestOptions {
+  /** Lowest version the caller can use (e.g. 3 for Produce: only RecordBatch v2). */
+  minVersion?: number;
+  /** Highest version the caller can use (defaults to the schema maximum). */
+  maxVersion?: number;
+  timeoutMs?: number;
+  /** False for Produce with acks=0. */
+  expectResponse?: boolean;
+}
+
+export const CLIENT_SOFTWARE_NAME = 'samsa';
+export const CLIENT_SOFTWARE_VERSION = '0.1.0';
+/** ApiVersions version tried first; a broker that lacks it answers v0 with its own maximum. */
+const APIVERSIONS_FIRST = 3;
+
+export class BrokerLink {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  #opts: ResolvedClientOptions;
+  #conn: Connection | null = null;
+  #ready: Promise<Connection> | null = null;
+  #versions = new Map<number, { min: number; max: number }>();
+  #failures = 0;
+  #nextAttemptAt = 0;
+  #closed = false;
+
+  constructor(nodeId: number, host: string, port: number, opts: ResolvedClientOptions) {
+    this.nodeId = nodeId;
+    this.host = host;
+    this.port = port;
+    this.#opts = opts;
+  }
+
+  get connected(): boolean {
+    return this.#conn !== null && this.#conn.connected;
+  }
+
+  get inFlight(): number {
+    return this.#conn?.inFlight ?? 0;
+  }
+
+  /** Broker's [min, max] for an API key, once connected; undefined if it does not offer it. */
+  brokerRange(key: number): { min: number; max: number } | undefined {
+    return this.#versions.get(key);
+  }
+
+  /** Highest version of `api` in [caller min, caller max] ∩ broker range. */
+  versionFor(api: ApiDescriptor<unknown, unknown>, o?: RequestOptions): number {
+    const b = this.#versions.get(api.key);
+    const min = Math.max(api.minVersion, o?.minVersion ?? 0, b?.min ?? Number.POSITIVE_INFINITY);
+    const max = Math.min(api.maxVersion, o?.maxVersion ?? api.maxVersion, b?.max ?? -1);
+    if (b === undefined || min > max) {
+      throw new UnsupportedVersionError(
+        `broker ${this.nodeId} (${this.host}:${this.port}) supports no usable version of ${api.name}` +
+          (b ? ` (broker ${b.min}-${b.max}, client ${Math.max(api.minVersion, o?.minVersion ?? 0)}-${Math.min(api.maxVersion, o?.maxVersion ?? api.maxVersion)})` : ''),
+      );
+    }
+    return max;
+  }
+
+  /** Connects and negotiates versions if needed (after the reconnect backoff). */
+  ready(): Promise<Connection> {
+    if (this.#closed) return Promise.reject(new ClientClosedError());
+    const c = this.#conn;
+    if (c !== null && c.connected) return Promise.resolve(c);
+    if (this.#ready === null) {
+      this.#ready = this.#open().finally(() => {
+        this.#ready = null;
+      });
+    }
+    return this.#ready;
+  }
+
+  async request<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    body: Req | ((version: number) => Req),
+    o?: RequestOptions,
+  ): Promise<Res> {
+    const conn = await this.ready();
+    return this.requestOn(conn, api, body, o);
+  }
+
+  /** Sends on an already-open connection (synchronous write; used by the producer hot path). */
+  requestOn<Req, Res>(
+    conn: Connection,
+    api: ApiDescriptor<Req, Res>,
+    body: Req | ((version: number) => Req),
+    o?: RequestOptions,
+  ): Promise<Res> {
+    const version = this.versionFor(api as ApiDescriptor<unknown, unknown>, o);
+    const msg = typeof body === 'function' ? (body as (v: number) => Req)(version) : body;
+    const clientId = this.#opts.clientId;
+    const hv = responseHeaderVersion(api.key, version);
+    return conn.send<Res>({
+      build: (corr) => encodeRequest(api, version, corr, clientId, msg),
+      parse: (frame) => {
+        const r = new Reader(frame);
+        readResponseHeader(r, hv);
+        return api.readResponse(r, version);
+      },
+      expectResponse: o?.expectResponse ?? true,
+      timeoutMs: o?.timeoutMs,
+    });
+  }
+
+  /** The open connection if there is one (no connect attempt). */
+  currentConnection(): Connection | null {
+    const c = this.#conn;
+    return c !== null && c.connected ? c : null;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#conn?.close();
+    this.#conn = null;
+  }
+
+  async #open(): Promise<Connection> {
+    const wait = this.#nextAttemptAt - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (this.#closed) throw new ClientClosedError();
+    const conn = new Connection({
+      host: this.host,
+      port: this.port,
+      connectTimeoutMs: this.#opts.connectionTimeoutMs,
+      requestTimeoutMs: this.#opts.requestTimeoutMs,
+    });
+    try {
+      await conn.connect();
+      await this.#negotiate(conn, APIVERSIONS_FIRST);
+    } catch (err) {
+      conn.close();
+      this.#failures++;
+      this.#nextAttemptAt =
+        Date.now() + backoffMs(this.#opts.reconnectBackoffMs, this.#opts.reconnectBackoffMaxMs, this.#failures - 1);
+      throw err;
+    }
+    if (this.#closed) {
+      conn.close();
+      throw new ClientClosedError();
+    }
+    this.#failures = 0;
+    this.#nextAttemptAt = 0;
+    this.#conn = conn;
+    conn.onClose(() => {
+      if (this.#conn === conn) this.#conn = null;
+    });
+    return conn;
+  }
+
+  async #negotiate(conn: Connection, version: number, attempt = 0): Promise<void> {
+    const clientId = this.#opts.clientId;
+    const res = await conn.send<ApiVersionsResponse>({
+      build: (corr) =>
+        encodeRequest(apiVersionsApi, version, corr, clientId, {
+          clientSoftwareName: CLIENT_SOFTWARE_NAME,
+          clientSoftwareVersion: CLIENT_SOFTWARE_VERSION,
+        }),
+      parse: (frame) => {
+        const r = new Reader(frame);
+        readResponseHeader(r, 0); // ApiVersions responses always use header v0 (KIP-511)
+        // A broker that does not know our version answers with a v0 body (KIP-511).
+        const code = r.pos + 2 <= frame.length ? frame.readInt16BE(r.pos) : 0;
+        return apiVersionsApi.readResponse(r, code === ErrorCode.UNSUPPORTED_VERSION ? 0 : version);
+      },
+      expectResponse: true,
+    });
+    if (res.errorCode === ErrorCode.UNSUPPORTED_VERSION && attempt === 0) {
+      const mine = res.apiKeys.find((k) => k.apiKey === apiVersionsApi.key);
+      const next = Math.min(mine?.maxVersion ?? 0, apiVersionsApi.maxVersion);
+      if (next < version) return this.#negotiate(conn, next, 1);
+    }
+    if (res.errorCode !== 0) throw new KafkaResponseError(res.errorCode, `ApiVersions from ${this.host}:${this.port}`);
+    this.#versions.clear();
+    for (const k of res.apiKeys) this.#versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
+  }
+}

@@ -1,0 +1,474 @@
+// Drains ready batches into one Produce request per broker and handles the responses.
+//
+// A partition's first batch is ready when it is full, when another batch queued behind it, when
+// linger.ms passed since it was created, or while flush()/close() wait. Per broker at most
+// max.in.flight.requests.per.connection Produce requests are outstanding; each carries at most
+// one batch per partition (Produce v3+ rule) and at most max.request.size bytes.
+//
+// Ordering under retries: a batch that must be retried goes back to the front of its partition
+// queue (in sequence order) and the partition stops draining until all of its in-flight batches
+// have returned; then the retried batches are resent in their original order with their
+// original sequences, so the broker deduplicates anything it already appended.
+import { ErrorCode, isRetriable } from '../../protocol/errors.js';
+import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/generated/produce.js';
+import { backoffMs } from '../config.js';
+import { DeliveryTimeoutError, FatalProducerError, KafkaClientError, KafkaResponseError } from '../errors.js';
+import type { PartitionQueue, RecordAccumulator } from './accumulator.js';
+import { incrementSequence, type ProducerIdentity, sequenceAfter } from './idempotence.js';
+import type { ProducerBatch } from './producer-batch.js';
+
+export interface SenderCluster {
+  leaderFor(topic: string, partition: number): number | undefined;
+  requestMetadataUpdate(): void;
+  /** Sends a Produce request; resolves undefined when no response is expected (acks=0). */
+  produce(nodeId: number, req: ProduceRequest, expectResponse: boolean): Promise<ProduceResponse | undefined>;
+}
+
+/** What the transaction manager tells the sender. */
+export interface TransactionGate {
+  /** False while AddPartitionsToTxn for this partition has not succeeded yet. */
+  canSend(topic: string, partition: number): boolean;
+  /** A batch failed: the open transaction can only be aborted now. */
+  onBatchFailed(err: Error): void;
+}
+
+export interface SenderOptions {
+  acks: number;
+  lingerMs: number;
+  requestTimeoutMs: number;
+  deliveryTimeoutMs: number;
+  retries: number;
+  retryBackoffMs: number;
+  retryBackoffMaxMs: number;
+  maxInFlight: number;
+  maxRequestSize: number;
+  /** Compression codec id (0 none … 4 zstd). */
+  codec: number;
+  idempotent: boolean;
+  transactionalId: string | null;
+}
+
+/** Errors that mean our view of the partition's leader is stale. */
+const METADATA_ERRORS = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.UNKNOWN_LEADER_EPOCH,
+  ErrorCode.NOT_ENOUGH_REPLICAS,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+]);
+
+const SEQUENCE_ERRORS = new Set<number>([
+  ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  ErrorCode.UNKNOWN_PRODUCER_ID,
+  ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+]);
+
+export class Sender {
+  readonly #acc: RecordAccumulator;
+  readonly #cluster: SenderCluster;
+  readonly #o: SenderOptions;
+  readonly #identity: ProducerIdentity | null;
+  #txn: TransactionGate | null = null;
+  #inflightPerNode = new Map<number, number>();
+  #inflight = new Set<ProducerBatch>();
+  #drainIndex = new Map<number, number>();
+  #scheduled = false;
+  #timer: NodeJS.Timeout | null = null;
+  #timerAt = 0;
+  #chain = new Map<number, Promise<void>>();
+  /** flush() and close() make every batch ready regardless of linger. */
+  flushing = 0;
+  #bumpRequested = false;
+  #identityBusy = false;
+  #fatal: Error | null = null;
+  #stopped = false;
+  /** Called when a batch completes (delivered or failed) — the producer wakes waiters. */
+  onBatchDone: (b: ProducerBatch) => void = () => {};
+  onFatal: (err: Error) => void = () => {};
+
+  constructor(acc: RecordAccumulator, cluster: SenderCluster, o: SenderOptions, identity: ProducerIdentity | null) {
+    this.#acc = acc;
+    this.#cluster = cluster;
+    this.#o = o;
+    this.#identity = identity;
+  }
+
+  setTransactionGate(t: TransactionGate): void {
+    this.#txn = t;
+  }
+
+  get fatalError(): Error | null {
+    return this.#fatal;
+  }
+
+  get inFlightBatches(): ReadonlySet<ProducerBatch> {
+    return this.#inflight;
+  }
+
+  /** Requests a run of the drain loop on the next turn of the event loop. */
+  wakeup(): void {
+    if (this.#scheduled || this.#stopped) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.run();
+    });
+  }
+
+  /** Asks for an epoch bump once in-flight requests have returned (idempotent producers). */
+  requestEpochBump(): void {
+    if (this.#identity !== null && this.#o.transactionalId === null) this.#bumpRequested = true;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  /** Fails every batch not in flight (abortTransaction, close with timeout, fatal errors). */
+  abortUnsent(err: Error): void {
+    for (const q of this.#acc.queues()) {
+      const keep: ProducerBatch[] = [];
+      for (const b of q.batches) {
+        if (b.inFlight) keep.push(b);
+        else this.#finish(b, err);
+      }
+      q.batches = keep;
+    }
+  }
+
+  run(): void {
+    if (this.#stopped) return;
+    const now = Date.now();
+    if (this.#fatal !== null) return;
+    if (this.#identity !== null && !this.#prepareIdentity()) return;
+    let nextWake = Number.POSITIVE_INFINITY;
+    let unknownLeader = false;
+    const perNode = new Map<number, PartitionQueue[]>();
+    for (const q of this.#acc.queues()) {
+      if (q.batches.length === 0) continue;
+      this.#expire(q, now);
+      if (q.batches.length === 0) continue;
+      const leader = this.#cluster.leaderFor(q.topic, q.partition);
+      if (leader === undefined) {
+        unknownLeader = true;
+        continue;
+      }
+      let list = perNode.get(leader);
+      if (list === undefined) perNode.set(leader, (list = []));
+      list.push(q);
+    }
+    if (unknownLeader) this.#cluster.requestMetadataUpdate();
+    for (const [node, queues] of perNode) {
+      while ((this.#inflightPerNode.get(node) ?? 0) < this.#o.maxInFlight) {
+        const batches = this.#collect(node, queues, now);
+        if (batches.length === 0) break;
+        this.#send(node, batches);
+      }
+      for (const q of queues) {
+        const w = this.#wakeTime(q, now);
+        if (w < nextWake) nextWake = w;
+      }
+    }
+    this.#arm(nextWake, now);
+  }
+
+  /** Returns false while the producer id is being obtained or bumped. */
+  #prepareIdentity(): boolean {
+    const id = this.#identity!;
+    if (this.#identityBusy) return false;
+    const bump = this.#bumpRequested && id.valid;
+    if (id.valid && !bump) return true;
+    if (bump && this.#inflight.size > 0) return false; // wait for in-flight batches to return
+    this.#identityBusy = true;
+    this.#bumpRequested = false;
+    id.init(bump).then(
+      () => {
+        this.#identityBusy = false;
+        // New epoch: every partition restarts at sequence 0; queued batches get new sequences.
+        for (const q of this.#acc.queues()) {
+          q.nextSequence = 0;
+          q.lastAckedSequence = -1;
+          q.retrying = false;
+          for (const b of q.batches) b.baseSequence = -1;
+        }
+        this.wakeup();
+      },
+      (err: Error) => {
+        this.#identityBusy = false;
+        this.#setFatal(err);
+      },
+    );
+    return false;
+  }
+
+  #setFatal(err: Error): void {
+    if (this.#fatal !== null) return;
+    this.#fatal = err instanceof FatalProducerError ? err : new FatalProducerError((err as KafkaClientError).code ?? 'FATAL', err.message, err);
+    this.abortUnsent(this.#fatal);
+    this.onFatal(this.#fatal);
+  }
+
+  /** Can the first batch of q be drained now? */
+  #sendable(q: PartitionQueue, now: number): boolean {
+    const first = q.batches[0];
+    if (first === undefined || first.inFlight) return false;
+    if (q.retrying) {
+      if (q.inFlight > 0) return false;
+      q.retrying = false;
+    }
+    // A resend goes alone: if later batches were pipelined behind it and it failed again, they
+    // could push it out of the broker's 5-batch deduplication window.
+    if (q.resendInFlight > 0) return false;
+    if (this.#o.idempotent && q.inFlight >= 5) return false;
+    if (first.retryAt > now) return false;
+    if (this.#txn !== null && !this.#txn.canSend(q.topic, q.partition)) return false;
+    return first.builder === null || first.isFull || q.batches.length > 1 || this.flushing > 0 || now - first.createdAt >= this.#o.lingerMs;
+  }
+
+  #wakeTime(q: PartitionQueue, now: number): number {
+    const first = q.batches[0];
+    if (first === undefined || first.inFlight) return Number.POSITIVE_INFINITY;
+    if (first.retryAt > now) return first.retryAt;
+    if (first.builder !== null && !first.isFull && q.batches.length === 1) return first.createdAt + this.#o.lingerMs;
+    return Number.POSITIVE_INFINITY;
+  }
+
+  #collect(node: number, queues: PartitionQueue[], now: number): ProducerBatch[] {
+    const out: ProducerBatch[] = [];
+    let size = 0;
+    const start = (this.#drainIndex.get(node) ?? 0) % queues.length;
+    for (let i = 0; i < queues.length; i++) {
+      const q = queues[(start + i) % queues.length]!;
+      if (!this.#sendable(q, now)) continue;
+      const b = q.batches[0]!;
+      if (out.length > 0 && size + b.sizeInBytes > this.#o.maxRequestSize) {
+        this.#drainIndex.set(node, (start + i) % queues.length);
+        return out;
+      }
+      q.batches.shift();
+      q.inFlight++;
+      b.inFlight = true;
+      b.attempts++;
+      if (b.attempts > 1) q.resendInFlight++;
+      if (this.#identity !== null && b.baseSequence < 0) {
+        b.baseSequence = q.nextSequence;
+        b.producerId = this.#identity.producerId;
+        b.producerEpoch = this.#identity.epoch;
+        q.nextSequence = incrementSequence(q.nextSequence, b.count);
+      }
+      if (this.#o.codec === 0) b.closeUncompressed();
+      size += b.sizeInBytes;
+      out.push(b);
+    }
+    this.#drainIndex.set(node, start + 1);
+    return out;
+  }
+
+  #send(node: number, batches: ProducerBatch[]): void {
+    this.#inflightPerNode.set(node, (this.#inflightPerNode.get(node) ?? 0) + 1);
+    for (const b of batches) this.#inflight.add(b);
+    const build = (): ProduceRequest => {
+      const byTopic = new Map<string, { index: number; records: Buffer | null }[]>();
+      for (const b of batches) {
+        const payload = b.seal({
+          producerId: b.producerId,
+          producerEpoch: b.producerEpoch,
+          baseSequence: b.baseSequence,
+          transactional: this.#o.transactionalId !== null,
+        });
+        let parts = byTopic.get(b.topic);
+        if (parts === undefined) byTopic.set(b.topic, (parts = []));
+        parts.push({ index: b.partition, records: payload });
+      }
+      return {
+        transactionalId: this.#o.transactionalId,
+        acks: this.#o.acks,
+        timeoutMs: this.#o.requestTimeoutMs,
+        topicData: [...byTopic].map(([name, partitionData]) => ({ name, partitionData })),
+      };
+    };
+    const expect = this.#o.acks !== 0;
+    const onOk = (res: ProduceResponse | undefined): void => this.#onResponse(node, batches, res);
+    const onErr = (err: Error): void => this.#onRequestError(node, batches, err);
+    if (this.#o.codec === 0) {
+      this.#cluster.produce(node, build(), expect).then(onOk, onErr);
+      return;
+    }
+    // Compression is asynchronous: chain per broker so requests still leave in drain order.
+    const codec = this.#o.codec;
+    const prev = this.#chain.get(node) ?? Promise.resolve();
+    const next = prev
+      .then(() => Promise.all(batches.map((b) => b.close(codec))))
+      .then(() => {
+        this.#cluster.produce(node, build(), expect).then(onOk, onErr);
+      }, onErr);
+    this.#chain.set(node, next);
+  }
+
+  #onResponse(node: number, batches: ProducerBatch[], res: ProduceResponse | undefined): void {
+    this.#decNode(node);
+    const results = new Map<string, ProduceResponse['responses'][number]['partitionResponses'][number]>();
+    if (res !== undefined) {
+      for (const t of res.responses) for (const p of t.partitionResponses) results.set(`${p.index}:${t.name}`, p);
+    }
+    for (const b of batches) {
+      const q = this.#acc.queue(b.topic, b.partition);
+      this.#returned(q, b);
+      if (res === undefined) {
+        this.#complete(q, b, -1n, -1n);
+        continue;
+      }
+      const r = results.get(`${b.partition}:${b.topic}`);
+      if (r === undefined) {
+        this.#retryOrFail(q, b, new KafkaResponseError(ErrorCode.UNKNOWN_SERVER_ERROR, `no result for ${b.topic}-${b.partition}`));
+        continue;
+      }
+      if (r.errorCode === 0 || r.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+        this.#complete(q, b, r.baseOffset, r.logAppendTimeMs);
+      } else this.#onPartitionError(q, b, r.errorCode, r.errorMessage);
+    }
+    this.wakeup();
+  }
+
+  #onRequestError(node: number, batches: ProducerBatch[], err: Error): void {
+    this.#decNode(node);
+    this.#cluster.requestMetadataUpdate();
+    for (const b of batches) {
+      const q = this.#acc.queue(b.topic, b.partition);
+      this.#returned(q, b);
+      this.#retryOrFail(q, b, err);
+    }
+    this.wakeup();
+  }
+
+  #decNode(node: number): void {
+    this.#inflightPerNode.set(node, (this.#inflightPerNode.get(node) ?? 1) - 1);
+  }
+
+  #returned(q: PartitionQueue, b: ProducerBatch): void {
+    q.inFlight--;
+    if (b.attempts > 1) q.resendInFlight--;
+    b.inFlight = false;
+    this.#inflight.delete(b);
+  }
+
+  #onPartitionError(q: PartitionQueue, b: ProducerBatch, code: number, message: string | null): void {
+    const err = new KafkaResponseError(code, `produce to ${b.topic}-${b.partition}`, message);
+    const id = this.#identity;
+    if (id !== null && SEQUENCE_ERRORS.has(code)) {
+      if (b.producerEpoch !== id.epoch || b.producerId !== id.producerId) return this.#requeue(q, b);
+      if (this.#o.transactionalId !== null) return this.#fail(q, b, err);
+      // The first unacknowledged batch was rejected: the broker's state for us is gone or
+      // inconsistent; later batches are just collateral and are retried after the bump.
+      if (b.baseSequence === incrementSequence(q.lastAckedSequence, 1) || code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {
+        this.requestEpochBump();
+      }
+      return this.#retryOrFail(q, b, err, true);
+    }
+    if (code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED) {
+      if (id !== null && (b.producerEpoch !== id.epoch || b.producerId !== id.producerId)) return this.#requeue(q, b);
+      this.#fail(q, b, err);
+      if (this.#o.transactionalId !== null) this.#setFatal(new FatalProducerError('PRODUCER_FENCED', err.message, err));
+      else this.requestEpochBump();
+      return;
+    }
+    if (code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED || code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED) {
+      this.#fail(q, b, err);
+      this.#setFatal(new FatalProducerError(err.code, err.message, err));
+      return;
+    }
+    if (METADATA_ERRORS.has(code)) this.#cluster.requestMetadataUpdate();
+    if (isRetriable(code)) this.#retryOrFail(q, b, err);
+    else this.#fail(q, b, err);
+  }
+
+  #retryOrFail(q: PartitionQueue, b: ProducerBatch, err: Error, forced = false): void {
+    const now = Date.now();
+    const retriable = forced || (err instanceof KafkaClientError && err.retriable);
+    if (retriable && b.attempts <= this.#o.retries && now < b.createdAt + this.#o.deliveryTimeoutMs) {
+      b.retryAt = now + backoffMs(this.#o.retryBackoffMs, this.#o.retryBackoffMaxMs, b.attempts - 1);
+      this.#requeue(q, b);
+    } else if (retriable) {
+      this.#fail(q, b, new DeliveryTimeoutError(`${b.count} record(s) for ${b.topic}-${b.partition} not delivered: ${err.message}`, err));
+    } else this.#fail(q, b, err);
+  }
+
+  /** Puts a batch back at the front of its queue, ordered by sequence among retried batches. */
+  #requeue(q: PartitionQueue, b: ProducerBatch): void {
+    let i = 0;
+    while (i < q.batches.length) {
+      const o = q.batches[i]!;
+      if (o.baseSequence < 0 || b.baseSequence < 0 || o.baseSequence > b.baseSequence) break;
+      i++;
+    }
+    q.batches.splice(i, 0, b);
+    q.retrying = true;
+  }
+
+  #complete(q: PartitionQueue, b: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
+    if (this.#identity !== null && b.producerEpoch === this.#identity.epoch) {
+      // A resent duplicate may be acknowledged after later batches: never move backwards.
+      const last = incrementSequence(b.baseSequence, b.count - 1);
+      if (q.lastAckedSequence < 0 || sequenceAfter(last, q.lastAckedSequence)) q.lastAckedSequence = last;
+    }
+    b.complete(baseOffset, logAppendTime);
+    this.#acc.release(b);
+    this.onBatchDone(b);
+    if (this.#identity !== null) this.#completeImplied(q, b);
+  }
+
+  /**
+   * The broker accepts sequence S only right after S-1, so once a batch is acknowledged every
+   * earlier batch of the same epoch still waiting for a resend was appended too (its response was
+   * lost). Complete them — offset unknown, as Java reports for duplicates — instead of resending.
+   */
+  #completeImplied(q: PartitionQueue, acked: ProducerBatch): void {
+    while (q.batches.length > 0) {
+      const f = q.batches[0]!;
+      if (f.inFlight || f.baseSequence < 0 || f.producerEpoch !== acked.producerEpoch || f.producerId !== acked.producerId) return;
+      if (!sequenceAfter(acked.baseSequence, f.baseSequence)) return;
+      q.batches.shift();
+      f.complete(-1n, -1n);
+      this.#acc.release(f);
+      this.onBatchDone(f);
+    }
+  }
+
+  #fail(q: PartitionQueue, b: ProducerBatch, err: Error): void {
+    // A sent idempotent batch that is given up leaves a sequence gap: start a new epoch.
+    if (this.#identity !== null && b.baseSequence >= 0 && this.#o.transactionalId === null) this.requestEpochBump();
+    void q;
+    this.#finish(b, err);
+    this.#txn?.onBatchFailed(err);
+  }
+
+  #finish(b: ProducerBatch, err: Error): void {
+    b.fail(err);
+    this.#acc.release(b);
+    this.onBatchDone(b);
+  }
+
+  /** Fails queued batches older than delivery.timeout.ms (those in flight wait for their response). */
+  #expire(q: PartitionQueue, now: number): void {
+    while (q.batches.length > 0) {
+      const b = q.batches[0]!;
+      if (b.inFlight || now < b.createdAt + this.#o.deliveryTimeoutMs) return;
+      q.batches.shift();
+      this.#fail(q, b, new DeliveryTimeoutError(`${b.count} record(s) for ${b.topic}-${b.partition} expired after delivery.timeout.ms`));
+    }
+  }
+
+  #arm(at: number, now: number): void {
+    if (at === Number.POSITIVE_INFINITY) return;
+    if (this.#timer !== null && this.#timerAt <= at) return;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.run();
+    }, Math.max(0, at - now));
+  }
+}
