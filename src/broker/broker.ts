@@ -12,6 +12,7 @@ import { ApiRegistry } from './apis/registry.js';
 import type { BrokerServices } from './apis/services.js';
 import { type BrokerConfig, type BrokerConfigInput, loadBrokerConfig } from './config/broker-config.js';
 import { ConfigResolver } from './config/config-resolver.js';
+import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { type Logger, silentLogger } from './logger.js';
 import { Controller } from './metadata/controller.js';
 import { LocalMetadataStore } from './metadata/local-store.js';
@@ -64,6 +65,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const replicas = new ReplicaManager(logs, image, configs, config.nodeId, logger);
   const controller = new Controller(store, image, config, logger);
   controller.onChange((change) => replicas.apply(change));
+  const groups = new BrokerGroupCoordinator({ config, image, controller, replicas, logger });
   const services: BrokerServices = {
     nodeId: config.nodeId,
     config,
@@ -75,10 +77,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     producerIds: new ProducerIdManager(store),
     registry: new ApiRegistry(ALL_HANDLERS),
     logger,
+    groups,
   };
   let server: SocketServer | null = null;
   try {
     await replicas.startup();
+    groups.startup();
     server = new SocketServer({
       host: config.host,
       port: config.port,
@@ -114,6 +118,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
       closing ??= (async () => {
         replicas.beginShutdown();
         await srv.close();
+        groups.close();
         await logs.close();
         await store.close();
         logger.log('info', 'broker stopped', { nodeId: config.nodeId });

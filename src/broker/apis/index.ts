@@ -1,10 +1,19 @@
-// Every API this broker implements. ApiVersions advertises exactly this list. The consumer-group
-// APIs (FindCoordinator 10, JoinGroup 11, …) and transactions are added here by their issues.
+// Every API this broker implements. ApiVersions advertises exactly this list. Transactions are
+// added here by their issue.
 
 import produce from './00-produce.js';
 import fetch from './01-fetch.js';
 import listOffsets from './02-list-offsets.js';
 import metadata from './03-metadata.js';
+import offsetCommit from './08-offset-commit.js';
+import offsetFetch from './09-offset-fetch.js';
+import findCoordinator from './10-find-coordinator.js';
+import joinGroup from './11-join-group.js';
+import heartbeat from './12-heartbeat.js';
+import leaveGroup from './13-leave-group.js';
+import syncGroup from './14-sync-group.js';
+import describeGroups from './15-describe-groups.js';
+import listGroups from './16-list-groups.js';
 import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
@@ -15,7 +24,9 @@ import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
 import createPartitions from './37-create-partitions.js';
+import deleteGroups from './42-delete-groups.js';
 import incrementalAlterConfigs from './44-incremental-alter-configs.js';
+import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
 import type { AnyApiHandler } from './api.js';
 
@@ -24,6 +35,15 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   fetch,
   listOffsets,
   metadata,
+  offsetCommit,
+  offsetFetch,
+  findCoordinator,
+  joinGroup,
+  heartbeat,
+  leaveGroup,
+  syncGroup,
+  describeGroups,
+  listGroups,
   apiVersions,
   createTopics,
   deleteTopics,
@@ -34,6 +54,8 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   alterConfigs,
   describeLogDirs,
   createPartitions,
+  deleteGroups,
   incrementalAlterConfigs,
+  offsetDelete,
   describeCluster,
 ];

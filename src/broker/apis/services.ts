@@ -4,6 +4,7 @@
 import type { LogManager } from '../../storage/index.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
+import type { BrokerGroupCoordinator } from '../coordinator/group/broker-group-coordinator.js';
 import type { Logger } from '../logger.js';
 import type { Controller } from '../metadata/controller.js';
 import type { MetadataImage } from '../metadata/metadata-image.js';
@@ -22,4 +23,6 @@ export interface BrokerServices {
   readonly producerIds: ProducerIdManager;
   readonly registry: ApiRegistry;
   readonly logger: Logger;
+  /** The group coordinator (consumer groups, committed offsets); absent in hand-made test services. */
+  readonly groups?: BrokerGroupCoordinator;
 }

@@ -1,0 +1,44 @@
+// OffsetCommit (key 8), v0-9. v0 has no generation/member (a simple commit, allowed only for
+// an empty group); v1 per-partition commit timestamps (ignored, as Kafka now does); v2-4 an
+// explicit retention time; v6+ leader epochs; v7+ group.instance.id. Commits are fenced by
+// generation and member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
+// REBALANCE_IN_PROGRESS) and answered once written to __consumer_offsets.
+import { ErrorCode } from '../../protocol/errors.js';
+import { type OffsetCommitRequest, type OffsetCommitResponse, offsetCommitApi } from '../../protocol/messages/generated/offset-commit.js';
+import { defineApi } from './api.js';
+import { groupCoordinator } from './group-api.js';
+
+export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
+  api: offsetCommitApi,
+  minVersion: 0,
+  maxVersion: 9,
+  async handle(ctx, req) {
+    const v = ctx.version;
+    const gc = groupCoordinator(ctx);
+    const results = gc
+      ? await gc.commitOffsets({
+          groupId: req.groupId,
+          generationId: v >= 1 ? req.generationIdOrMemberEpoch : -1,
+          memberId: v >= 1 ? req.memberId : '',
+          groupInstanceId: v >= 7 ? req.groupInstanceId : null,
+          retentionTimeMs: v >= 2 && v <= 4 ? Number(req.retentionTimeMs) : -1,
+          topics: req.topics.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => ({
+              partition: p.partitionIndex,
+              offset: p.committedOffset,
+              leaderEpoch: v >= 6 ? p.committedLeaderEpoch : -1,
+              metadata: p.committedMetadata,
+            })),
+          })),
+        })
+      : req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE })) }));
+    return {
+      throttleTimeMs: 0,
+      topics: results.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
+      })),
+    };
+  },
+});
