@@ -1,0 +1,128 @@
+// The admin client: one object over the modules in this folder. Every method retries
+// retriable failures (connection loss, controller/coordinator/leader moves) within
+// request.timeout.ms and throws a typed KafkaClientError otherwise.
+import { BrokerPool } from '../broker-pool.js';
+import { type ClientOptions, resolveClientOptions } from '../config.js';
+import { Coordinators } from '../coordinator.js';
+import { Metadata } from '../metadata.js';
+import { type ClusterDescription, describeCluster } from './cluster.js';
+import {
+  type ConfigAlteration,
+  type ConfigDescription,
+  type ConfigResource,
+  describeConfigs,
+  incrementalAlterConfigs,
+} from './configs.js';
+import { AdminContext, type TopicPartition } from './context.js';
+import {
+  alterConsumerGroupOffsets,
+  type CommittedOffset,
+  deleteConsumerGroupOffsets,
+  deleteGroups,
+  describeGroups,
+  type GroupDescription,
+  type GroupListing,
+  listConsumerGroupOffsets,
+  listGroups,
+  type OffsetToCommit,
+  resetConsumerGroupOffsets,
+} from './groups.js';
+import { type DeleteRecordsTarget, deleteRecords, type ListedOffset, listOffsets, type OffsetQuery, type OffsetSpec } from './partition-ops.js';
+import {
+  type CreatedTopic,
+  createPartitions,
+  createTopics,
+  deleteTopics,
+  describeTopics,
+  listTopics,
+  type NewPartitions,
+  type NewTopic,
+  type TimeoutOptions,
+  type TopicDescription,
+} from './topics.js';
+
+export class Admin {
+  readonly #pool: BrokerPool;
+  readonly #metadata: Metadata;
+  readonly #ctx: AdminContext;
+
+  constructor(options: ClientOptions) {
+    const o = resolveClientOptions(options);
+    this.#pool = new BrokerPool(o);
+    this.#metadata = new Metadata(this.#pool, { allowAutoTopicCreation: false });
+    this.#ctx = new AdminContext(this.#pool, this.#metadata, new Coordinators(this.#pool));
+  }
+
+  /** Connects and loads metadata (optional: every method connects on demand). */
+  async connect(): Promise<void> {
+    await this.#metadata.refresh();
+  }
+
+  async close(): Promise<void> {
+    this.#metadata.close();
+    this.#pool.close();
+  }
+
+  // topics
+  createTopics(topics: readonly NewTopic[], o?: TimeoutOptions & { validateOnly?: boolean }): Promise<CreatedTopic[]> {
+    return createTopics(this.#ctx, topics, o);
+  }
+  deleteTopics(names: readonly string[], o?: TimeoutOptions): Promise<void> {
+    return deleteTopics(this.#ctx, names, o);
+  }
+  listTopics(o?: { includeInternal?: boolean }): Promise<string[]> {
+    return listTopics(this.#ctx, o);
+  }
+  describeTopics(names?: readonly string[]): Promise<TopicDescription[]> {
+    return describeTopics(this.#ctx, names);
+  }
+  createPartitions(list: readonly NewPartitions[], o?: TimeoutOptions & { validateOnly?: boolean }): Promise<void> {
+    return createPartitions(this.#ctx, list, o);
+  }
+
+  // configs
+  describeConfigs(resources: readonly ConfigResource[]): Promise<ConfigDescription[]> {
+    return describeConfigs(this.#ctx, resources);
+  }
+  incrementalAlterConfigs(alterations: readonly ConfigAlteration[], o?: { validateOnly?: boolean }): Promise<void> {
+    return incrementalAlterConfigs(this.#ctx, alterations, o);
+  }
+
+  // consumer groups
+  listGroups(): Promise<GroupListing[]> {
+    return listGroups(this.#ctx);
+  }
+  describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
+    return describeGroups(this.#ctx, groupIds);
+  }
+  deleteGroups(groupIds: readonly string[]): Promise<void> {
+    return deleteGroups(this.#ctx, groupIds);
+  }
+  listConsumerGroupOffsets(groupId: string, partitions?: readonly TopicPartition[]): Promise<CommittedOffset[]> {
+    return listConsumerGroupOffsets(this.#ctx, groupId, partitions);
+  }
+  alterConsumerGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<void> {
+    return alterConsumerGroupOffsets(this.#ctx, groupId, offsets);
+  }
+  resetConsumerGroupOffsets(
+    groupId: string,
+    partitions: readonly TopicPartition[],
+    to: OffsetSpec | { offset: bigint },
+  ): Promise<OffsetToCommit[]> {
+    return resetConsumerGroupOffsets(this.#ctx, groupId, partitions, to);
+  }
+  deleteConsumerGroupOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<void> {
+    return deleteConsumerGroupOffsets(this.#ctx, groupId, partitions);
+  }
+
+  // cluster, records, offsets
+  describeCluster(): Promise<ClusterDescription> {
+    return describeCluster(this.#ctx);
+  }
+  deleteRecords(targets: readonly DeleteRecordsTarget[], o?: { timeoutMs?: number }): Promise<(TopicPartition & { lowWatermark: bigint })[]> {
+    return deleteRecords(this.#ctx, targets, o);
+  }
+  listOffsets(queries: readonly OffsetQuery[], o?: { isolationLevel?: 'read_uncommitted' | 'read_committed' }): Promise<ListedOffset[]> {
+    return listOffsets(this.#ctx, queries, o);
+  }
+}

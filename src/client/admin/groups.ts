@@ -1,0 +1,212 @@
+// Consumer-group administration. ListGroups asks every broker (each coordinates a share of the
+// groups); the rest goes to the group's coordinator: DescribeGroups, DeleteGroups, OffsetFetch
+// (list committed offsets), OffsetCommit with generation -1 (alter/reset offsets of an empty
+// group, as Kafka's admin does), OffsetDelete.
+import { readConsumerProtocolAssignment } from '../../protocol/messages/generated/data/consumer-protocol-assignment.js';
+import { deleteGroupsApi } from '../../protocol/messages/generated/delete-groups.js';
+import { describeGroupsApi } from '../../protocol/messages/generated/describe-groups.js';
+import { listGroupsApi } from '../../protocol/messages/generated/list-groups.js';
+import { offsetCommitApi } from '../../protocol/messages/generated/offset-commit.js';
+import { offsetDeleteApi } from '../../protocol/messages/generated/offset-delete.js';
+import { offsetFetchApi } from '../../protocol/messages/generated/offset-fetch.js';
+import { Reader } from '../../protocol/primitives/reader.js';
+import { KafkaResponseError } from '../errors.js';
+import { type AdminContext, byTopic, type TopicPartition } from './context.js';
+import { listOffsets, type OffsetSpec } from './partition-ops.js';
+
+export interface GroupListing {
+  groupId: string;
+  protocolType: string;
+  state: string;
+}
+
+export interface GroupMemberDescription {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  /** Decoded for protocol type "consumer"; otherwise empty (see `rawAssignment`). */
+  assignment: TopicPartition[];
+  rawAssignment: Buffer;
+}
+
+export interface GroupDescription {
+  groupId: string;
+  state: string;
+  protocolType: string;
+  /** The chosen assignor (e.g. "range"). */
+  protocol: string;
+  members: GroupMemberDescription[];
+}
+
+export interface CommittedOffset extends TopicPartition {
+  offset: bigint;
+  leaderEpoch: number;
+  metadata: string | null;
+}
+
+export async function listGroups(ctx: AdminContext): Promise<GroupListing[]> {
+  await ctx.metadata.refresh();
+  const brokers = ctx.pool.brokers();
+  const all = await Promise.all(
+    brokers.map(async (b) => {
+      const res = await ctx.retry(() => ctx.link(b.nodeId).request(listGroupsApi, { statesFilter: [], typesFilter: [] }));
+      if (res.errorCode !== 0) throw new KafkaResponseError(res.errorCode, `ListGroups on broker ${b.nodeId}`);
+      return res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState }));
+    }),
+  );
+  return all.flat().sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+}
+
+function decodeAssignment(protocolType: string, buf: Buffer): TopicPartition[] {
+  if (protocolType !== 'consumer' || buf.length < 2) return [];
+  try {
+    const r = new Reader(buf);
+    const version = r.int16();
+    const a = readConsumerProtocolAssignment(r, Math.min(Math.max(version, 0), 3));
+    return a.assignedPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+  } catch {
+    return []; // an assignor we do not understand: the raw bytes are still returned
+  }
+}
+
+export async function describeGroups(ctx: AdminContext, groupIds: readonly string[]): Promise<GroupDescription[]> {
+  return Promise.all(
+    groupIds.map((groupId) =>
+      ctx.retry(async () => {
+        const res = await (await ctx.groupCoordinator(groupId)).request(describeGroupsApi, {
+          groups: [groupId],
+          includeAuthorizedOperations: false,
+        });
+        const g = res.groups[0];
+        if (g === undefined) throw new KafkaResponseError(-1, `DescribeGroups returned nothing for ${groupId}`);
+        ctx.checkGroupError(groupId, g.errorCode, 'describe group');
+        return {
+          groupId: g.groupId,
+          state: g.groupState,
+          protocolType: g.protocolType,
+          protocol: g.protocolData,
+          members: g.members.map((m) => ({
+            memberId: m.memberId,
+            groupInstanceId: m.groupInstanceId,
+            clientId: m.clientId,
+            clientHost: m.clientHost,
+            assignment: decodeAssignment(g.protocolType, m.memberAssignment),
+            rawAssignment: m.memberAssignment,
+          })),
+        };
+      }),
+    ),
+  );
+}
+
+export async function deleteGroups(ctx: AdminContext, groupIds: readonly string[]): Promise<void> {
+  for (const groupId of groupIds) {
+    await ctx.retry(async () => {
+      const res = await (await ctx.groupCoordinator(groupId)).request(deleteGroupsApi, { groupsNames: [groupId] });
+      for (const r of res.results) ctx.checkGroupError(groupId, r.errorCode, 'delete group');
+    });
+  }
+}
+
+/** Committed offsets of a group (all partitions, or only `partitions`). */
+export async function listConsumerGroupOffsets(
+  ctx: AdminContext,
+  groupId: string,
+  partitions?: readonly TopicPartition[],
+): Promise<CommittedOffset[]> {
+  const topics =
+    partitions === undefined
+      ? null
+      : [...byTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) }));
+  return ctx.retry(async () => {
+    const res = await (await ctx.groupCoordinator(groupId)).request(
+      offsetFetchApi,
+      { groupId, topics, groups: [{ groupId, memberId: null, memberEpoch: -1, topics }], requireStable: true },
+      // v2+ lets topics be null (= all); Kafka 4 removed v0.
+      { minVersion: topics === null ? 2 : 1 },
+    );
+    // v8+ answers per group, older versions at the top level.
+    const g = res.groups.find((x) => x.groupId === groupId);
+    ctx.checkGroupError(groupId, g ? g.errorCode : res.errorCode, 'fetch offsets');
+    const out: CommittedOffset[] = [];
+    for (const t of g ? g.topics : res.topics) {
+      for (const p of t.partitions) {
+        ctx.checkGroupError(groupId, p.errorCode, `fetch offset of ${t.name}-${p.partitionIndex}`);
+        if (p.committedOffset < 0n) continue; // nothing committed for this partition
+        out.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata });
+      }
+    }
+    return out;
+  });
+}
+
+export interface OffsetToCommit extends TopicPartition {
+  offset: bigint;
+  metadata?: string | null;
+}
+
+/** Sets committed offsets of a group that has no active members (UNKNOWN_MEMBER_ID otherwise). */
+export async function alterConsumerGroupOffsets(ctx: AdminContext, groupId: string, offsets: readonly OffsetToCommit[]): Promise<void> {
+  await ctx.retry(async () => {
+    const res = await (await ctx.groupCoordinator(groupId)).request(
+      offsetCommitApi,
+      {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [...byTopic(offsets)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((p) => ({
+            partitionIndex: p.partition,
+            committedOffset: p.offset,
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: p.metadata ?? '',
+          })),
+        })),
+      },
+      { minVersion: 2 },
+    );
+    for (const t of res.topics) for (const p of t.partitions) ctx.checkGroupError(groupId, p.errorCode, `commit offset of ${t.name}-${p.partitionIndex}`);
+  });
+}
+
+/** Resets a group's offsets for partitions to earliest/latest/a timestamp/an explicit offset. */
+export async function resetConsumerGroupOffsets(
+  ctx: AdminContext,
+  groupId: string,
+  partitions: readonly TopicPartition[],
+  to: OffsetSpec | { offset: bigint },
+): Promise<OffsetToCommit[]> {
+  let offsets: OffsetToCommit[];
+  if (typeof to === 'object' && 'offset' in to) {
+    offsets = partitions.map((p) => ({ ...p, offset: to.offset }));
+  } else {
+    const listed = await listOffsets(ctx, partitions.map((p) => ({ ...p, spec: to })));
+    // No record at/after the timestamp: position at the end, like kafka-consumer-groups.
+    const latest = listed.some((l) => l.offset < 0n)
+      ? await listOffsets(ctx, partitions.map((p) => ({ ...p, spec: 'latest' as const })))
+      : [];
+    offsets = listed.map((l) => ({
+      topic: l.topic,
+      partition: l.partition,
+      offset: l.offset >= 0n ? l.offset : latest.find((x) => x.topic === l.topic && x.partition === l.partition)!.offset,
+    }));
+  }
+  await alterConsumerGroupOffsets(ctx, groupId, offsets);
+  return offsets;
+}
+
+export async function deleteConsumerGroupOffsets(ctx: AdminContext, groupId: string, partitions: readonly TopicPartition[]): Promise<void> {
+  await ctx.retry(async () => {
+    const res = await (await ctx.groupCoordinator(groupId)).request(offsetDeleteApi, {
+      groupId,
+      topics: [...byTopic(partitions)].map(([name, ps]) => ({ name, partitions: ps.map((p) => ({ partitionIndex: p.partition })) })),
+    });
+    ctx.checkGroupError(groupId, res.errorCode, 'delete offsets');
+    for (const t of res.topics) for (const p of t.partitions) ctx.checkGroupError(groupId, p.errorCode, `delete offset of ${t.name}-${p.partitionIndex}`);
+  });
+}
