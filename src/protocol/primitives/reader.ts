@@ -86,7 +86,14 @@ export class Reader {
     const p = this.pos;
     if (p + 8 > this.end) this.need(8);
     this.pos = p + 8;
-    return this.buf.readBigInt64BE(p);
+    const b = this.buf;
+    const hi = (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+    // |hi| < 2^21 means the value is a safe integer: one BigInt conversion instead of bigint math.
+    if (hi < 0x200000 && hi > -0x200000) {
+      const lo = ((b[p + 4]! << 24) | (b[p + 5]! << 16) | (b[p + 6]! << 8) | b[p + 7]!) >>> 0;
+      return BigInt(hi * 4294967296 + lo);
+    }
+    return b.readBigInt64BE(p);
   }
 
   float64(): number {

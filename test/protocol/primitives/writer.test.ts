@@ -121,3 +121,34 @@ test('varints and array lengths', () => {
   w.compactArrayLength(2);
   assert.equal(hex(w), 'ac02' + '7f' + 'ffffffffffffffffff01' + '01' + 'ffffffff' + '00' + '03');
 });
+
+test('int64 fast path and bigint path agree with Node at every boundary', () => {
+  const edges = [
+    0n,
+    1n,
+    -1n,
+    2n ** 31n,
+    -(2n ** 31n) - 1n,
+    2n ** 32n,
+    -(2n ** 32n),
+    2n ** 53n - 1n,
+    -(2n ** 53n) + 1n,
+  ];
+  const more = [2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 52n * 3n + 7n, 2n ** 63n - 1n, -(2n ** 63n)];
+  const values = [
+    ...edges,
+    ...more,
+    2n ** 21n * 2n ** 32n - 1n,
+    -(2n ** 21n) * 2n ** 32n,
+    2n ** 21n * 2n ** 32n,
+  ];
+  for (const v of values) {
+    const w = new Writer(16);
+    w.int64(v);
+    const b = w.toBuffer();
+    const ref = Buffer.alloc(8);
+    ref.writeBigInt64BE(v);
+    assert.ok(b.equals(ref), `write ${v}`);
+    assert.equal(new Reader(ref).int64(), v, `read ${v}`);
+  }
+});
