@@ -8,6 +8,9 @@ const USAGE = `Usage: samsa <command> [options]
 
 Commands:
   start     run a broker (samsa start --help)
+  topics    create, delete, list, describe topics (samsa topics --help)
+  produce   send lines of stdin as records (samsa produce --help)
+  perf      producer benchmark: samsa perf produce --help
 `;
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -16,6 +19,12 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'start':
       await runStart(rest);
       return -1; // keeps running until a signal
+    case 'perf':
+      return (await import('./commands/perf-produce.js')).runPerf(rest);
+    case 'produce':
+      return (await import('./commands/produce.js')).runProduce(rest);
+    case 'topics':
+      return (await import('./commands/topics.js')).runTopics(rest);
     case undefined:
     case 'help':
     case '--help':
