@@ -1,8 +1,32 @@
 // LogManager: every partition log of this broker across its log directories. Owns the log-dir
 // layout (`<dir>/<topic>-<partition>/`), the checkpoint files at each dir's root, recovery at
 // open, the LRU of open file handles, and the background retention / compaction / flush tasks.
-import type { LogConfig } from './log-config.js';
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { partitionKey, readOffsetCheckpoint, writeOffsetCheckpoint, type OffsetCheckpointEntry } from './checkpoint-file.js';
+import { FileHandleCache } from './file-handle-cache.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  deletedDirName,
+  isDeletedDir,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  parsePartitionDir,
+  partitionDirName,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+} from './file-names.js';
+import { fsyncDir, readFileOrNull, writeFileAtomic } from './fs-util.js';
+import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
+import { LogCleaner } from './log-cleaner.js';
+import { loadLog } from './log-loader.js';
+import type { LogSegment } from './log-segment.js';
+import { ensureMetaProperties, writePartitionMetadata } from './partition-metadata.js';
+import { TailCacheBudget } from './tail-cache.js';
 import type { PartitionLog } from './types.js';
+import { type LogEnvironment, UnifiedLog } from './unified-log.js';
 
 export interface LogManagerOptions {
   /** `log.dirs`: one or more directories; new partitions go to the dir with the fewest logs. */
@@ -23,9 +47,13 @@ export interface LogManagerOptions {
   flushCheckIntervalMs?: number;
   /** `log.flush.offset.checkpoint.interval.ms`, default 60000. */
   checkpointIntervalMs?: number;
+  /** `producer.id.expiration.ms`, default 86400000. */
+  producerIdExpirationMs?: number;
+  /** Logs recovered in parallel at open (`num.recovery.threads.per.data.dir`-like). Default 8. */
+  recoveryConcurrency?: number;
   /** Clock in ms (tests). Default `Date.now`. */
   now?: () => number;
-  /** Background-task failures (no console output from the library). */
+  /** Background-task failures and recovery findings (no console output from the library). */
   onError?: (error: Error, context: string) => void;
   /** Written to `meta.properties` when a log dir is new. */
   brokerId?: number;
@@ -39,60 +67,343 @@ export interface CreateLogOptions {
   config?: Partial<LogConfig>;
 }
 
+interface Entry {
+  log: UnifiedLog;
+  dir: string;
+}
+
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 export class LogManager {
-  private constructor() {}
+  readonly logDirs: readonly string[];
+  readonly #defaults: Partial<LogConfig>;
+  readonly #overrides = new Map<string, Partial<LogConfig>>();
+  readonly #logs = new Map<string, Entry>();
+  readonly #creating = new Map<string, Promise<UnifiedLog>>();
+  readonly #cache: FileHandleCache;
+  readonly #env: LogEnvironment;
+  readonly #options: LogManagerOptions;
+  readonly #cleaner: LogCleaner;
+  readonly #pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
+  #timers: NodeJS.Timeout[] = [];
+  #busy = new Set<string>();
+  #checkpointChain: Promise<void> = Promise.resolve();
+  #checkpointSoon: NodeJS.Immediate | null = null;
+  #closed = false;
+
+  private constructor(options: LogManagerOptions, dirs: string[]) {
+    this.#options = options;
+    this.logDirs = dirs;
+    this.#defaults = options.defaults ?? {};
+    for (const [topic, cfg] of options.topicConfigs ?? []) this.#overrides.set(topic, cfg);
+    this.#cache = new FileHandleCache(options.maxOpenFiles ?? 1024);
+    const onError = options.onError ?? (() => undefined);
+    this.#env = {
+      cache: this.#cache,
+      tailBudget: new TailCacheBudget(options.tailCacheBytes ?? 64 * 1024 * 1024),
+      now: options.now ?? Date.now,
+      onError,
+      scheduleDelete: (seg, delayMs) => this.#scheduleDelete(seg, delayMs),
+      onLogStartOffsetChanged: () => this.#requestCheckpoint(),
+    };
+    this.#cleaner = new LogCleaner(this.#env);
+  }
 
   /** Opens (creating if needed) the log dirs and recovers every partition found in them. */
   static async open(options: LogManagerOptions): Promise<LogManager> {
-    void options;
-    throw new Error('LogManager.open: not implemented yet');
+    const dirs = (Array.isArray(options.logDirs) ? options.logDirs : options.logDirs.split(','))
+      .map((d) => resolve(d.trim()))
+      .filter((d) => d !== '');
+    if (dirs.length === 0) throw new KafkaError(ErrorCode.INVALID_CONFIG, 'log.dirs is empty');
+    const mgr = new LogManager(options, dirs);
+    for (const dir of dirs) await mgr.#openDir(dir);
+    return mgr;
+  }
+
+  async #openDir(dir: string): Promise<void> {
+    await fsp.mkdir(dir, { recursive: true });
+    await ensureMetaProperties(dir, { brokerId: this.#options.brokerId, clusterId: this.#options.clusterId });
+    const cleanShutdown = (await readFileOrNull(join(dir, CLEAN_SHUTDOWN_FILE))) !== null;
+    const report = (name: string, m: Map<string, bigint> | null): Map<string, bigint> => {
+      if (m === null) this.#env.onError(new Error(`${name} is corrupt; recovering from scratch`), `log dir ${dir}`);
+      return m ?? new Map();
+    };
+    const recovery = await readOffsetCheckpoint(join(dir, RECOVERY_POINT_CHECKPOINT_FILE));
+    const starts = report(LOG_START_OFFSET_CHECKPOINT_FILE, await readOffsetCheckpoint(join(dir, LOG_START_OFFSET_CHECKPOINT_FILE)));
+    const hws = report(REPLICATION_OFFSET_CHECKPOINT_FILE, await readOffsetCheckpoint(join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE)));
+    const recoveryPoints = report(RECOVERY_POINT_CHECKPOINT_FILE, recovery);
+    const names = await fsp.readdir(dir, { withFileTypes: true });
+    const partitions: { name: string; topic: string; partition: number }[] = [];
+    for (const d of names) {
+      if (!d.isDirectory()) continue;
+      if (isDeletedDir(d.name)) {
+        await fsp.rm(join(dir, d.name), { recursive: true, force: true });
+        continue;
+      }
+      const parsed = parsePartitionDir(d.name);
+      if (parsed !== null) partitions.push({ name: d.name, ...parsed });
+    }
+    await mapLimit(partitions, this.#options.recoveryConcurrency ?? 8, async (p) => {
+      const key = partitionKey(p.topic, p.partition);
+      if (this.#logs.has(key)) {
+        throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Duplicate log directories for ${p.topic}-${p.partition}`);
+      }
+      const { log, report: r } = await loadLog({
+        dir: join(dir, p.name),
+        topic: p.topic,
+        partition: p.partition,
+        config: this.topicConfig(p.topic),
+        env: this.#env,
+        recoveryPoint: recovery === null ? undefined : recoveryPoints.get(key),
+        logStartOffset: starts.get(key),
+        highWatermark: hws.get(key),
+        cleanShutdown,
+      });
+      for (const problem of r.problems) this.#env.onError(new Error(problem), `recovery of ${p.topic}-${p.partition}`);
+      this.#logs.set(key, { log, dir });
+    });
+    // From now on a crash must be detected: the marker goes until the next clean shutdown.
+    await fsp.rm(join(dir, CLEAN_SHUTDOWN_FILE), { force: true });
+    await this.#writeCheckpoints(dir);
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
-    void topic;
-    void partition;
-    return undefined;
+    return this.#logs.get(partitionKey(topic, partition))?.log;
   }
 
   /** Returns the existing log, or creates `<dir>/<topic>-<partition>` with `partition.metadata`. */
   async createLog(topic: string, partition: number, options: CreateLogOptions): Promise<PartitionLog> {
-    void topic;
-    void partition;
-    void options;
-    throw new Error('not implemented yet');
+    this.#ensureOpen();
+    if (options.config !== undefined) this.updateConfig(topic, options.config);
+    const key = partitionKey(topic, partition);
+    const existing = this.#logs.get(key);
+    if (existing !== undefined) return existing.log;
+    let pending = this.#creating.get(key);
+    if (pending === undefined) {
+      pending = this.#create(topic, partition, options.topicId).finally(() => this.#creating.delete(key));
+      this.#creating.set(key, pending);
+    }
+    return pending;
+  }
+
+  async #create(topic: string, partition: number, topicId: string): Promise<UnifiedLog> {
+    if (!/^[a-zA-Z0-9._-]{1,249}$/.test(topic) || !Number.isInteger(partition) || partition < 0) {
+      throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Invalid topic partition ${topic}-${partition}`);
+    }
+    const counts = new Map<string, number>(this.logDirs.map((d) => [d, 0]));
+    for (const e of this.#logs.values()) counts.set(e.dir, (counts.get(e.dir) ?? 0) + 1);
+    const root = [...counts.entries()].sort((a, b) => a[1] - b[1])[0]![0];
+    const dir = join(root, partitionDirName(topic, partition));
+    await fsp.mkdir(dir, { recursive: true });
+    await writePartitionMetadata(dir, topicId);
+    await fsyncDir(root);
+    const { log } = await loadLog({
+      dir,
+      topic,
+      partition,
+      config: this.topicConfig(topic),
+      env: this.#env,
+      recoveryPoint: undefined,
+      logStartOffset: undefined,
+      highWatermark: undefined,
+      cleanShutdown: false,
+      topicId,
+    });
+    this.#logs.set(partitionKey(topic, partition), { log, dir: root });
+    return log;
   }
 
   /** Closes the log, renames its dir to `<topic>-<partition>.<uuid>-delete` and removes it. */
   async deleteLog(topic: string, partition: number): Promise<void> {
-    void topic;
-    void partition;
+    const key = partitionKey(topic, partition);
+    const entry = this.#logs.get(key);
+    if (entry === undefined) return;
+    this.#logs.delete(key);
+    const log = entry.log;
+    await log.local.whenIdle().catch(() => undefined);
+    log.markClosed();
+    for (const seg of [...this.#pendingDeletes.keys()]) {
+      if (seg.dir === log.dir) this.#runDelete(seg);
+    }
+    const doomed = join(entry.dir, deletedDirName(topic, partition, randomUUID().replaceAll('-', '')));
+    await fsp.rename(log.dir, doomed);
+    await fsyncDir(entry.dir);
+    await fsp.rm(doomed, { recursive: true, force: true });
+    this.#requestCheckpoint();
   }
 
   allLogs(): PartitionLog[] {
-    return [];
+    return [...this.#logs.values()].map((e) => e.log);
   }
 
   /** Replaces the topic's overrides (merged over the broker defaults) for all its partitions. */
   updateConfig(topic: string, overrides: Partial<LogConfig>): void {
-    void topic;
-    void overrides;
+    this.#overrides.set(topic, { ...overrides });
+    const config = this.topicConfig(topic);
+    for (const e of this.#logs.values()) if (e.log.topic === topic) e.log.config = config;
   }
 
-  /** The effective config of a topic (defaults ← overrides). */
+  /** The effective config of a topic (Kafka defaults ← broker defaults ← topic overrides). */
   topicConfig(topic: string): LogConfig {
-    void topic;
-    throw new Error('not implemented yet');
+    return resolveLogConfig(this.#defaults, this.#overrides.get(topic));
   }
 
   /** Writes recovery-point, log-start-offset and replication-offset checkpoints of every dir. */
-  async checkpoint(): Promise<void> {}
+  async checkpoint(): Promise<void> {
+    for (const dir of this.logDirs) await this.#writeCheckpoints(dir);
+  }
+
+  #writeCheckpoints(dir: string): Promise<void> {
+    const run = this.#checkpointChain.then(async () => {
+      const rp: OffsetCheckpointEntry[] = [];
+      const ls: OffsetCheckpointEntry[] = [];
+      const hw: OffsetCheckpointEntry[] = [];
+      const cleaner: OffsetCheckpointEntry[] = [];
+      for (const e of this.#logs.values()) {
+        if (e.dir !== dir) continue;
+        const { topic, partition } = e.log;
+        rp.push({ topic, partition, offset: e.log.recoveryPoint });
+        ls.push({ topic, partition, offset: e.log.logStartOffset });
+        hw.push({ topic, partition, offset: e.log.highWatermark });
+        const dirty = this.#cleaner.firstDirtyOffset(e.log);
+        if (dirty !== undefined) cleaner.push({ topic, partition, offset: dirty });
+      }
+      await writeOffsetCheckpoint(join(dir, RECOVERY_POINT_CHECKPOINT_FILE), rp);
+      await writeOffsetCheckpoint(join(dir, LOG_START_OFFSET_CHECKPOINT_FILE), ls);
+      await writeOffsetCheckpoint(join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE), hw);
+      await writeOffsetCheckpoint(join(dir, CLEANER_OFFSET_CHECKPOINT_FILE), cleaner);
+    });
+    this.#checkpointChain = run.catch(() => undefined);
+    return run;
+  }
+
+  #requestCheckpoint(): void {
+    if (this.#checkpointSoon !== null || this.#closed) return;
+    this.#checkpointSoon = setImmediate(() => {
+      this.#checkpointSoon = null;
+      this.checkpoint().catch((err: unknown) => this.#env.onError(err as Error, 'offset checkpoints'));
+    });
+    this.#checkpointSoon.unref();
+  }
+
+  #scheduleDelete(seg: LogSegment, delayMs: number): void {
+    const timer = setTimeout(() => this.#runDelete(seg), Math.max(0, delayMs));
+    timer.unref();
+    this.#pendingDeletes.set(seg, timer);
+  }
+
+  #runDelete(seg: LogSegment): Promise<void> {
+    const timer = this.#pendingDeletes.get(seg);
+    if (timer !== undefined) clearTimeout(timer);
+    this.#pendingDeletes.delete(seg);
+    return seg.deleteFiles().catch((err: unknown) => this.#env.onError(err as Error, `deleting ${seg.file.path}`));
+  }
 
   /** Starts retention, compaction, flush.ms and checkpoint timers (unref'd). */
-  startBackgroundTasks(): void {}
+  startBackgroundTasks(): void {
+    this.#ensureOpen();
+    if (this.#timers.length > 0) return;
+    const o = this.#options;
+    this.#every('retention', o.retentionCheckIntervalMs ?? 300_000, () => this.#retentionPass());
+    this.#every('cleaner', o.cleanerBackoffMs ?? 15_000, () => this.#cleanerPass());
+    this.#every('flush', o.flushCheckIntervalMs ?? 1000, () => this.#flushPass());
+    this.#every('checkpoint', o.checkpointIntervalMs ?? 60_000, () => this.checkpoint());
+  }
 
-  /** One pass of retention + compaction + deletion of `.deleted` files (tests, admin). */
-  async runMaintenance(): Promise<void> {}
+  #every(name: string, ms: number, task: () => Promise<unknown>): void {
+    const timer = setInterval(() => {
+      if (this.#busy.has(name) || this.#closed) return;
+      this.#busy.add(name);
+      task()
+        .catch((err: unknown) => this.#env.onError(err instanceof Error ? err : new Error(String(err)), `${name} task`))
+        .finally(() => this.#busy.delete(name));
+    }, ms);
+    timer.unref();
+    this.#timers.push(timer);
+  }
+
+  async #retentionPass(): Promise<void> {
+    const now = BigInt(this.#env.now());
+    const expiration = BigInt(this.#options.producerIdExpirationMs ?? 86_400_000);
+    for (const e of [...this.#logs.values()]) {
+      if (e.log.isClosed) continue;
+      try {
+        await e.log.applyRetention();
+        e.log.producers.removeExpired(now, expiration);
+      } catch (err) {
+        this.#env.onError(err as Error, `retention of ${e.log.topic}-${e.log.partition}`);
+      }
+    }
+  }
+
+  async #cleanerPass(): Promise<void> {
+    for (const e of [...this.#logs.values()]) {
+      if (e.log.isClosed || !isCompacted(e.log.config)) continue;
+      try {
+        await this.#cleaner.maybeClean(e.log);
+      } catch (err) {
+        this.#env.onError(err as Error, `compaction of ${e.log.topic}-${e.log.partition}`);
+      }
+    }
+  }
+
+  async #flushPass(): Promise<void> {
+    const now = this.#env.now();
+    for (const e of [...this.#logs.values()]) {
+      const log = e.log;
+      const ms = log.config.flushMs;
+      if (log.isClosed || !Number.isFinite(ms) || log.local.unflushedRecords === 0) continue;
+      if (now - log.local.firstUnflushedMs >= ms) await log.flush();
+    }
+  }
+
+  /**
+   * One pass of retention and compaction (ignoring the cleaner's dirty-ratio threshold when
+   * `force`), then deletion of files still waiting for file.delete.delay.ms.
+   */
+  async runMaintenance(options?: { forceCompaction?: boolean }): Promise<void> {
+    this.#ensureOpen();
+    await this.#retentionPass();
+    for (const e of [...this.#logs.values()]) {
+      if (e.log.isClosed || !isCompacted(e.log.config)) continue;
+      await this.#cleaner.maybeClean(e.log, options?.forceCompaction === true);
+    }
+    await Promise.all([...this.#pendingDeletes.keys()].map((s) => this.#runDelete(s)));
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, 'The log manager is closed');
+  }
 
   /** Stops background tasks, flushes every log, writes all checkpoints and the clean-shutdown marker. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    if (this.#checkpointSoon !== null) clearImmediate(this.#checkpointSoon);
+    this.#cleaner.stop();
+    let failed = false;
+    await mapLimit([...this.#logs.values()], 16, async (e) => {
+      try {
+        await e.log.close();
+      } catch (err) {
+        failed = true;
+        this.#env.onError(err as Error, `closing ${e.log.topic}-${e.log.partition}`);
+      }
+    });
+    await Promise.all([...this.#pendingDeletes.keys()].map((s) => this.#runDelete(s)));
+    for (const dir of this.logDirs) {
+      await this.#writeCheckpoints(dir);
+      // Only a fully clean close may skip recovery next time.
+      if (!failed) await writeFileAtomic(join(dir, CLEAN_SHUTDOWN_FILE), '');
+    }
+    await this.#cache.closeAll();
+  }
 }

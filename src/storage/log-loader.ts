@@ -1,0 +1,267 @@
+// Opening one partition directory (Kafka's LogLoader): clean up leftovers of interrupted
+// operations, list the segments, recover everything after the recovery point batch by batch
+// (truncating at the first torn or invalid batch and dropping later segments), and rebuild
+// indexes, the leader-epoch cache, producer state and the `.txnindex` of what was recovered.
+// After a clean shutdown only the tail of the last segment is checked.
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { lastOffsetOf, leaderEpochOf, producerBatchOf } from './batch-info.js';
+import {
+  CLEANED_SUFFIX,
+  DELETED_SUFFIX,
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LOG_SUFFIX,
+  parseOffsetFileName,
+  SNAPSHOT_SUFFIX,
+} from './file-names.js';
+import { ftruncateFd } from './fs-util.js';
+import { LeaderEpochCache } from './leader-epoch-cache.js';
+import { LocalLog } from './local-log.js';
+import type { LogConfig } from './log-config.js';
+import { applyRange } from './log-replay.js';
+import { LogSegment } from './log-segment.js';
+import { readPartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
+import { ProducerSnapshots } from './producer-snapshots.js';
+import { ProducerStateManager } from './producer-state.js';
+import { scanSegment } from './segment-scanner.js';
+import { completeSwaps } from './segment-swap.js';
+import { TailCache } from './tail-cache.js';
+import type { AbortedTxnEntry } from './transaction-index.js';
+import { type LogEnvironment, UnifiedLog } from './unified-log.js';
+
+export interface LoadLogParams {
+  dir: string;
+  topic: string;
+  partition: number;
+  config: LogConfig;
+  env: LogEnvironment;
+  /** From `recovery-point-offset-checkpoint`; undefined = recover everything. */
+  recoveryPoint: bigint | undefined;
+  logStartOffset: bigint | undefined;
+  highWatermark: bigint | undefined;
+  /** The log dir was closed cleanly (`.kafka_cleanshutdown` present). */
+  cleanShutdown: boolean;
+  /** Topic id to record when `partition.metadata` is missing. */
+  topicId?: string;
+}
+
+export interface LoadReport {
+  recoveredSegments: number;
+  /** Bytes cut from the end of the log because they did not hold valid batches. */
+  truncatedBytes: number;
+  problems: string[];
+}
+
+/** Removes leftovers of interrupted operations and returns the segments' base offsets. */
+async function tidy(dir: string, report: LoadReport): Promise<bigint[]> {
+  await completeSwaps(dir);
+  const names = await fsp.readdir(dir);
+  const logs = new Set<bigint>();
+  for (const name of names) {
+    const parsed = parseOffsetFileName(name);
+    if (name.endsWith('.tmp') || (parsed !== null && (parsed.state === DELETED_SUFFIX || parsed.state === CLEANED_SUFFIX))) {
+      await fsp.rm(join(dir, name), { force: true });
+      continue;
+    }
+    if (parsed !== null && parsed.state === '' && parsed.suffix === LOG_SUFFIX) logs.add(parsed.offset);
+  }
+  // Index files without their `.log` are orphans of a deletion cut short.
+  for (const name of names) {
+    const parsed = parseOffsetFileName(name);
+    if (parsed === null || parsed.state !== '' || parsed.suffix === LOG_SUFFIX || parsed.suffix === SNAPSHOT_SUFFIX) continue;
+    if (!logs.has(parsed.offset)) {
+      await fsp.rm(join(dir, name), { force: true });
+      report.problems.push(`removed orphan ${name}`);
+    }
+  }
+  return [...logs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+async function snapshotOffsets(dir: string): Promise<bigint[]> {
+  const out: bigint[] = [];
+  for (const name of await fsp.readdir(dir)) {
+    const parsed = parseOffsetFileName(name);
+    if (parsed !== null && parsed.state === '' && parsed.suffix === SNAPSHOT_SUFFIX) out.push(parsed.offset);
+  }
+  return out;
+}
+
+export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; report: LoadReport }> {
+  const report: LoadReport = { recoveredSegments: 0, truncatedBytes: 0, problems: [] };
+  const { dir, env, config } = p;
+  const limits = { indexIntervalBytes: config.indexIntervalBytes, segmentIndexBytes: config.segmentIndexBytes };
+  const now = env.now();
+  const bases = await tidy(dir, report);
+  const segments: LogSegment[] = [];
+  for (const base of bases) {
+    const st = await fsp.stat(join(dir, `${base.toString().padStart(20, '0')}${LOG_SUFFIX}`));
+    segments.push(new LogSegment(dir, base, st.size, env.cache, limits, now));
+  }
+  if (segments.length === 0) {
+    segments.push(await LogSegment.create(dir, p.logStartOffset ?? 0n, env.cache, limits, now));
+  }
+  for (let i = 0; i + 1 < segments.length; i++) segments[i]!.nextOffset = segments[i + 1]!.baseOffset;
+
+  const { cache: epochs, corrupt: epochsCorrupt } = await LeaderEpochCache.load(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+  if (epochsCorrupt) report.problems.push('leader-epoch-checkpoint is corrupt; rebuilt from the batches');
+  const snapshots = new ProducerSnapshots(dir, await snapshotOffsets(dir));
+  const producers = new ProducerStateManager();
+  const logStart = p.logStartOffset !== undefined && p.logStartOffset > segments[0]!.baseOffset ? p.logStartOffset : segments[0]!.baseOffset;
+
+  // Which segments to scan: after a clean shutdown only the last one (from its last index
+  // entry); otherwise every segment from the one holding the recovery point.
+  let firstToRecover: number;
+  if (p.cleanShutdown && p.recoveryPoint !== undefined) firstToRecover = segments.length - 1;
+  else if (p.recoveryPoint === undefined) firstToRecover = 0;
+  else {
+    firstToRecover = 0;
+    for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= p.recoveryPoint) firstToRecover = i;
+  }
+  const recoverFrom = segments[firstToRecover]!.baseOffset;
+
+  // Producer state: newest snapshot, then the batches between it and the recovered part.
+  const snap = await snapshots.readLatest(2n ** 63n - 1n);
+  let applyFrom = logStart;
+  if (snap !== null && snap.offset >= logStart) {
+    producers.loadSnapshot(snap.entries, snap.offset);
+    applyFrom = snap.offset;
+  } else producers.clear(logStart);
+
+  const local = new LocalLog(dir, segments, 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
+    onRoll: (offset) => log.snapshotForRoll(offset),
+    onWritten: () => log.notify(),
+    onFailure: (err) => env.onError(err, `log ${dir}`),
+    now: env.now,
+  });
+  const clean = p.cleanShutdown && p.recoveryPoint !== undefined;
+  if (applyFrom < recoverFrom) await applyRange(local, producers, applyFrom, recoverFrom);
+  if (epochsCorrupt) await rebuildEpochs(local, epochs, clean ? segments.length : firstToRecover);
+
+  // Scan the segments to recover.
+  let tailOnly = false;
+  for (let i = firstToRecover; i < segments.length; i++) {
+    const seg = segments[i]!;
+    let result: { validEnd: number; problem: string | null };
+    if (clean && (await seg.ensureIndexes().then(() => true, () => false)) && seg.offsetIndex.entries > 0) {
+      result = await recoverTail(seg, local, epochs);
+      tailOnly = true;
+    } else {
+      const aborted: AbortedTxnEntry[] = [];
+      result = await seg.rebuildIndexes(limits, (buf, pos, size) => {
+        const base = buf.readBigInt64BE(pos);
+        const epoch = leaderEpochOf(buf, pos);
+        if (epoch > epochs.latestEpoch) epochs.assign(epoch, base);
+        if (base >= applyFrom) {
+          const done = producers.apply(producerBatchOf(buf, pos, size));
+          if (done?.aborted) {
+            aborted.push({ ...done, lastStableOffset: producers.lastStableOffsetAfter(done) });
+          }
+        }
+        return true;
+      });
+      // Entries for markers below `applyFrom` were not replayed: keep them from the file.
+      await seg.txnIndex.load();
+      const kept = seg.txnIndex.entries.filter((e) => e.lastOffset < applyFrom);
+      await seg.txnIndex.reset([...kept, ...aborted]);
+    }
+    report.recoveredSegments++;
+    if (result.problem !== null) {
+      report.problems.push(`${seg.file.path}: ${result.problem} at position ${result.validEnd}; truncated`);
+      report.truncatedBytes += seg.size - result.validEnd;
+      const validEnd = result.validEnd;
+      await env.cache.with(seg.file, (fd) => ftruncateFd(fd, validEnd));
+      seg.size = result.validEnd;
+      seg.assignedSize = result.validEnd;
+      for (const later of segments.slice(i + 1)) {
+        report.truncatedBytes += later.size;
+        await later.deleteFiles();
+      }
+      segments.splice(i + 1);
+      break;
+    }
+  }
+
+  const last = segments[segments.length - 1]!;
+  let leo = last.nextOffset > last.baseOffset ? last.nextOffset : last.baseOffset;
+  if (last.size === 0) leo = last.baseOffset;
+  local.nextOffset = leo;
+  local.logEndOffset = leo;
+  for (const seg of segments) if (seg !== last) seg.assignedSize = seg.size;
+  last.assignedSize = last.size;
+  last.assignedIndexEntries = last.offsetIndex.entries;
+
+  // The clean path scanned only the tail: replay whatever lies between.
+  if (tailOnly) {
+    const from = applyFrom > recoverFrom ? applyFrom : recoverFrom;
+    if (from < leo) await applyRange(local, producers, from, leo);
+  }
+  // A snapshot beyond the recovered end describes lost data: start producer state over.
+  if (producers.mapEndOffset > leo) {
+    await snapshots.deleteAbove(leo);
+    producers.clear(logStart);
+    await applyRange(local, producers, logStart, leo);
+  }
+  producers.mapEndOffset = leo;
+  epochs.truncateFromEnd(leo);
+  epochs.truncateFromStart(logStart);
+
+  // Make what recovery produced durable, so the next start can skip it.
+  for (const seg of segments.slice(firstToRecover)) {
+    seg.unflushed = true;
+    await seg.flush();
+    if (seg !== last) await seg.persistIndexes(true);
+  }
+  local.recoveryPoint = leo;
+  await epochs.flush();
+
+  const topicId = (await readPartitionMetadata(dir)) ?? p.topicId ?? ZERO_TOPIC_ID;
+  let hw = p.highWatermark ?? logStart;
+  if (hw > leo) hw = leo;
+  if (hw < logStart) hw = logStart;
+  const log: UnifiedLog = new UnifiedLog(
+    { topic: p.topic, partition: p.partition, dir, topicId, local, producers, snapshots, epochs, logStartOffset: logStart, highWatermark: hw },
+    env,
+  );
+  if (logStart > leo) await log.truncateFullyAndStartAt(logStart);
+  return { log, report };
+}
+
+/**
+ * After a clean shutdown: check the batches after the last index entry of the last segment
+ * (a valid index points at a valid batch) to learn the log end offset.
+ */
+async function recoverTail(seg: LogSegment, local: LocalLog, epochs: LeaderEpochCache): Promise<{ validEnd: number; problem: string | null }> {
+  const lastEntry = seg.offsetIndex.lookup(2n ** 62n);
+  let next = seg.baseOffset;
+  const result = await local.cache.with(seg.file, (fd) =>
+    scanSegment(fd, lastEntry.position, seg.size, { verifyCrc: true }, (buf, pos) => {
+      const base = buf.readBigInt64BE(pos);
+      const lastOffset = lastOffsetOf(buf, pos);
+      if (lastOffset < base || base < next) return false;
+      const epoch = leaderEpochOf(buf, pos);
+      if (epoch > epochs.latestEpoch) epochs.assign(epoch, base);
+      next = lastOffset + 1n;
+      return true;
+    }),
+  );
+  seg.nextOffset = next > seg.baseOffset ? next : seg.nextOffset;
+  seg.trustedUpTo = result.validEnd;
+  if (result.problem !== null) {
+    seg.offsetIndex.truncateToPosition(result.validEnd);
+    seg.timeIndex.truncateToOffset(next);
+  }
+  return result;
+}
+
+/** Rebuilds leader epochs from the batch headers of the first `count` segments (checkpoint was corrupt). */
+async function rebuildEpochs(local: LocalLog, epochs: LeaderEpochCache, count: number): Promise<void> {
+  for (const seg of local.segments.slice(0, count)) {
+    await local.cache.with(seg.file, (fd) =>
+      scanSegment(fd, 0, seg.size, { verifyCrc: false }, (buf, pos) => {
+        const epoch = leaderEpochOf(buf, pos);
+        if (epoch > epochs.latestEpoch) epochs.assign(epoch, buf.readBigInt64BE(pos));
+        return true;
+      }),
+    );
+  }
+}

@@ -1,0 +1,267 @@
+// Per-producer state of one partition (Kafka's ProducerStateManager/ProducerStateEntry):
+// epoch, the last 5 batches' sequence ranges and offsets (duplicate detection for idempotent
+// producers), the coordinator epoch of the last marker, and the first offset of the open
+// transaction (which bounds the last stable offset). State changes only by `apply`, in log
+// order; leader appends are checked first with `checkLeaderAppend`.
+import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { ControlType, type ControlMarker } from './control-record.js';
+import type { SnapshotEntry } from './producer-snapshot.js';
+import type { ProducerStateView } from './types.js';
+
+/** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN. */
+export const BATCHES_TO_RETAIN = 5;
+const INT32_MAX = 0x7fffffff;
+
+/** What producer state needs to know about one batch. */
+export interface ProducerBatch {
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  baseOffset: bigint;
+  lastOffset: bigint;
+  maxTimestamp: bigint;
+  transactional: boolean;
+  /** Set for control batches. */
+  marker: ControlMarker | null;
+}
+
+export interface BatchMetadata {
+  firstSeq: number;
+  lastSeq: number;
+  firstOffset: bigint;
+  lastOffset: bigint;
+  timestamp: bigint;
+}
+
+interface ProducerEntry {
+  producerId: bigint;
+  producerEpoch: number;
+  batches: BatchMetadata[];
+  coordinatorEpoch: number;
+  currentTxnFirstOffset: bigint;
+  lastTimestamp: bigint;
+}
+
+export interface CompletedTxn {
+  producerId: bigint;
+  firstOffset: bigint;
+  lastOffset: bigint;
+  aborted: boolean;
+}
+
+/** Sequence after `base` + `delta`, wrapping past INT32_MAX to 0 as Kafka does. */
+export function addSequence(base: number, delta: number): number {
+  return base > INT32_MAX - delta ? delta - (INT32_MAX - base) - 1 : base + delta;
+}
+
+function inSequence(lastSeq: number, nextSeq: number): boolean {
+  return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === INT32_MAX);
+}
+
+export class ProducerStateManager {
+  readonly #producers = new Map<bigint, ProducerEntry>();
+  /** producerId → first offset of its open transaction. */
+  readonly #ongoing = new Map<bigint, bigint>();
+  /** Completed transactions whose marker the high watermark has not passed yet. */
+  #unreplicated: CompletedTxn[] = [];
+  /** State reflects every batch below this offset. */
+  mapEndOffset = 0n;
+
+  get producerCount(): number {
+    return this.#producers.size;
+  }
+
+  /**
+   * Checks a client (or coordinator) batch against the producer's state. Returns the retained
+   * batch it duplicates, or null when it may be appended. Throws KafkaError
+   * INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE or
+   * TRANSACTION_COORDINATOR_FENCED.
+   */
+  checkLeaderAppend(b: ProducerBatch, lastOffsetDelta: number): BatchMetadata | null {
+    if (b.producerId < 0n) return null;
+    const e = this.#producers.get(b.producerId);
+    if (e === undefined) return null; // unknown producer: any sequence is accepted (KIP-360)
+    if (b.producerEpoch < e.producerEpoch) {
+      throw new KafkaError(
+        ErrorCode.INVALID_PRODUCER_EPOCH,
+        `Producer ${b.producerId} epoch ${b.producerEpoch} is older than the current epoch ${e.producerEpoch}`,
+      );
+    }
+    if (b.marker !== null) {
+      if (b.marker.coordinatorEpoch < e.coordinatorEpoch) {
+        throw new KafkaError(
+          ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+          `Marker coordinator epoch ${b.marker.coordinatorEpoch} is older than ${e.coordinatorEpoch}`,
+        );
+      }
+      return null;
+    }
+    const lastSeq = addSequence(b.baseSequence, lastOffsetDelta);
+    if (b.producerEpoch === e.producerEpoch) {
+      for (const m of e.batches) {
+        if (m.firstSeq === b.baseSequence && m.lastSeq === lastSeq) return m;
+      }
+      const current = e.batches.at(-1)?.lastSeq ?? -1;
+      if (!inSequence(current, b.baseSequence)) {
+        throw new KafkaError(
+          ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          `Out of order sequence for producer ${b.producerId}: got ${b.baseSequence}, expected ${addSequence(current, 1)}`,
+        );
+      }
+    } else if (b.baseSequence !== 0 && e.producerEpoch >= 0) {
+      throw new KafkaError(
+        ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+        `Producer ${b.producerId} with new epoch ${b.producerEpoch} must start at sequence 0, got ${b.baseSequence}`,
+      );
+    }
+    if (!b.transactional && e.currentTxnFirstOffset >= 0n) {
+      throw new KafkaError(
+        ErrorCode.INVALID_TXN_STATE,
+        `Producer ${b.producerId} has an open transaction; non-transactional batches are not allowed`,
+      );
+    }
+    return null;
+  }
+
+  /** Applies a batch (any origin, in log order). Returns the transaction a marker completed. */
+  apply(b: ProducerBatch): CompletedTxn | null {
+    if (b.lastOffset >= this.mapEndOffset) this.mapEndOffset = b.lastOffset + 1n;
+    if (b.producerId < 0n) return null;
+    let e = this.#producers.get(b.producerId);
+    if (e === undefined) {
+      e = {
+        producerId: b.producerId,
+        producerEpoch: b.producerEpoch,
+        batches: [],
+        coordinatorEpoch: -1,
+        currentTxnFirstOffset: -1n,
+        lastTimestamp: -1n,
+      };
+      this.#producers.set(b.producerId, e);
+    } else if (e.producerEpoch !== b.producerEpoch) {
+      // A new epoch starts a new sequence space.
+      e.producerEpoch = b.producerEpoch;
+      e.batches = [];
+    }
+    if (b.maxTimestamp > e.lastTimestamp) e.lastTimestamp = b.maxTimestamp;
+    if (b.marker !== null) {
+      if (b.marker.type !== ControlType.ABORT && b.marker.type !== ControlType.COMMIT) return null;
+      if (b.marker.coordinatorEpoch > e.coordinatorEpoch) e.coordinatorEpoch = b.marker.coordinatorEpoch;
+      const first = e.currentTxnFirstOffset >= 0n ? e.currentTxnFirstOffset : b.baseOffset;
+      e.currentTxnFirstOffset = -1n;
+      this.#ongoing.delete(b.producerId);
+      const done: CompletedTxn = {
+        producerId: b.producerId,
+        firstOffset: first,
+        lastOffset: b.lastOffset,
+        aborted: b.marker.type === ControlType.ABORT,
+      };
+      this.#unreplicated.push(done);
+      return done;
+    }
+    if (b.baseSequence >= 0) {
+      e.batches.push({
+        firstSeq: b.baseSequence,
+        lastSeq: addSequence(b.baseSequence, Number(b.lastOffset - b.baseOffset)),
+        firstOffset: b.baseOffset,
+        lastOffset: b.lastOffset,
+        timestamp: b.maxTimestamp,
+      });
+      if (e.batches.length > BATCHES_TO_RETAIN) e.batches.shift();
+    }
+    if (b.transactional && e.currentTxnFirstOffset < 0n) {
+      e.currentTxnFirstOffset = b.baseOffset;
+      this.#ongoing.set(b.producerId, b.baseOffset);
+    }
+    return null;
+  }
+
+  /** First offset of the oldest transaction that is open or whose marker is above the HW. */
+  firstUnstableOffset(): bigint | null {
+    let min: bigint | null = null;
+    for (const first of this.#ongoing.values()) if (min === null || first < min) min = first;
+    for (const t of this.#unreplicated) if (min === null || t.firstOffset < min) min = t.firstOffset;
+    return min;
+  }
+
+  /** The LSO to record with an aborted transaction: the oldest other open txn, else after the marker. */
+  lastStableOffsetAfter(done: CompletedTxn): bigint {
+    let min: bigint | null = null;
+    for (const first of this.#ongoing.values()) if (min === null || first < min) min = first;
+    return min ?? done.lastOffset + 1n;
+  }
+
+  /** The high watermark moved: transactions whose marker it passed become stable. */
+  onHighWatermark(hw: bigint): void {
+    if (this.#unreplicated.length > 0) this.#unreplicated = this.#unreplicated.filter((t) => t.lastOffset >= hw);
+  }
+
+  /** Drops producers idle for longer than `maxIdleMs` that have no open transaction. */
+  removeExpired(nowMs: bigint, maxIdleMs: bigint): void {
+    for (const [id, e] of this.#producers) {
+      if (e.currentTxnFirstOffset < 0n && e.lastTimestamp >= 0n && nowMs - e.lastTimestamp > maxIdleMs) {
+        this.#producers.delete(id);
+      }
+    }
+  }
+
+  clear(mapEndOffset: bigint): void {
+    this.#producers.clear();
+    this.#ongoing.clear();
+    this.#unreplicated = [];
+    this.mapEndOffset = mapEndOffset;
+  }
+
+  views(): ProducerStateView[] {
+    return [...this.#producers.values()].map((e) => ({
+      producerId: e.producerId,
+      producerEpoch: e.producerEpoch,
+      lastSequence: e.batches.at(-1)?.lastSeq ?? -1,
+      lastTimestamp: e.lastTimestamp,
+      coordinatorEpoch: e.coordinatorEpoch,
+      currentTxnStartOffset: e.currentTxnFirstOffset,
+    }));
+  }
+
+  toSnapshot(): SnapshotEntry[] {
+    return [...this.#producers.values()].map((e) => {
+      const last = e.batches.at(-1);
+      return {
+        producerId: e.producerId,
+        producerEpoch: e.producerEpoch,
+        lastSequence: last?.lastSeq ?? -1,
+        lastOffset: last?.lastOffset ?? -1n,
+        offsetDelta: last === undefined ? 0 : Number(last.lastOffset - last.firstOffset),
+        timestamp: e.lastTimestamp,
+        coordinatorEpoch: e.coordinatorEpoch,
+        currentTxnFirstOffset: e.currentTxnFirstOffset,
+      };
+    });
+  }
+
+  /** Replaces the state with a snapshot taken at `offset`. */
+  loadSnapshot(entries: readonly SnapshotEntry[], offset: bigint): void {
+    this.clear(offset);
+    for (const s of entries) {
+      const batches: BatchMetadata[] = [];
+      if (s.lastOffset >= 0n && s.lastSequence >= 0 && s.offsetDelta >= 0) {
+        batches.push({
+          firstSeq: s.lastSequence - s.offsetDelta < 0 ? s.lastSequence - s.offsetDelta + INT32_MAX + 1 : s.lastSequence - s.offsetDelta,
+          lastSeq: s.lastSequence,
+          firstOffset: s.lastOffset - BigInt(s.offsetDelta),
+          lastOffset: s.lastOffset,
+          timestamp: s.timestamp,
+        });
+      }
+      this.#producers.set(s.producerId, {
+        producerId: s.producerId,
+        producerEpoch: s.producerEpoch,
+        batches,
+        coordinatorEpoch: s.coordinatorEpoch,
+        currentTxnFirstOffset: s.currentTxnFirstOffset,
+        lastTimestamp: s.timestamp,
+      });
+      if (s.currentTxnFirstOffset >= 0n) this.#ongoing.set(s.producerId, s.currentTxnFirstOffset);
+    }
+  }
+}

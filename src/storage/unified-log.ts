@@ -1,0 +1,545 @@
+// A partition's log as the broker sees it (Kafka's UnifiedLog): log start offset, high
+// watermark and last stable offset on top of the segment list, leader appends with producer
+// sequence checks, follower appends, reads bounded by HW/LSO/LEO, truncation for replication,
+// and the leader-epoch cache. The high watermark only moves when the broker's replica layer
+// calls `setHighWatermark` (a single broker sets it to the log end offset after each append).
+import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { setBaseOffset, setMaxTimestampAndLogAppendTime, setPartitionLeaderEpoch } from '../protocol/record-batch/header.js';
+import { validateBatch } from '../protocol/record-batch/validate.js';
+import { RecordBatchError } from '../protocol/record-batch/errors.js';
+import { baseOffsetOf, lastOffsetOf, leaderEpochOf, maxTimestampOf, producerBatchOf, recordCountOf } from './batch-info.js';
+import type { FileHandleCache } from './file-handle-cache.js';
+import type { LeaderEpochCache } from './leader-epoch-cache.js';
+import type { LocalLog } from './local-log.js';
+import { isDeleteRetained, type LogConfig } from './log-config.js';
+import type { LogSegment } from './log-segment.js';
+import { toKafkaError, validateLeaderBatch } from './log-validator.js';
+import { encodeSnapshot } from './producer-snapshot.js';
+import type { ProducerSnapshots } from './producer-snapshots.js';
+import type { CompletedTxn, ProducerStateManager } from './producer-state.js';
+import { replayProducerState } from './log-replay.js';
+import type { TailCacheBudget } from './tail-cache.js';
+import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
+import type { AbortedTxnEntry } from './transaction-index.js';
+import {
+  type AppendListener,
+  type AppendOptions,
+  type AppendResult,
+  EARLIEST_TIMESTAMP,
+  type EpochEndOffset,
+  type FollowerAppendResult,
+  LATEST_TIMESTAMP,
+  MAX_TIMESTAMP,
+  type PartitionLog,
+  type ProducerStateView,
+  type ReadOptions,
+  type ReadResult,
+  type TimestampOffset,
+} from './types.js';
+
+/** What every log shares with its LogManager. */
+export interface LogEnvironment {
+  cache: FileHandleCache;
+  tailBudget: TailCacheBudget;
+  now: () => number;
+  onError: (error: Error, context: string) => void;
+  /** Deletes a detached segment's files after `delayMs` (file.delete.delay.ms). */
+  scheduleDelete: (segment: LogSegment, delayMs: number) => void;
+  /** The log start offset moved; its checkpoint should be written soon. */
+  onLogStartOffsetChanged: (log: UnifiedLog) => void;
+}
+
+export interface UnifiedLogParts {
+  topic: string;
+  partition: number;
+  dir: string;
+  topicId: string;
+  local: LocalLog;
+  producers: ProducerStateManager;
+  snapshots: ProducerSnapshots;
+  epochs: LeaderEpochCache;
+  logStartOffset: bigint;
+  highWatermark: bigint;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export class UnifiedLog implements PartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  topicId: string;
+  readonly local: LocalLog;
+  readonly producers: ProducerStateManager;
+  readonly snapshots: ProducerSnapshots;
+  readonly epochs: LeaderEpochCache;
+  readonly env: LogEnvironment;
+  #logStartOffset: bigint;
+  #highWatermark: bigint;
+  readonly #listeners = new Set<AppendListener>();
+  /** Set while a truncation runs: appends wait for it, in call order. */
+  #exclusive: Promise<void> | null = null;
+  /** Serialises retention, compaction, truncation and deletion of records. */
+  #maintenance: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(parts: UnifiedLogParts, env: LogEnvironment) {
+    this.topic = parts.topic;
+    this.partition = parts.partition;
+    this.dir = parts.dir;
+    this.topicId = parts.topicId;
+    this.local = parts.local;
+    this.producers = parts.producers;
+    this.snapshots = parts.snapshots;
+    this.epochs = parts.epochs;
+    this.env = env;
+    this.#logStartOffset = parts.logStartOffset;
+    this.#highWatermark = parts.highWatermark;
+  }
+
+  get config(): LogConfig {
+    return this.local.config;
+  }
+
+  set config(config: LogConfig) {
+    this.local.config = config;
+  }
+
+  get logStartOffset(): bigint {
+    return this.#logStartOffset;
+  }
+
+  get logEndOffset(): bigint {
+    return this.local.logEndOffset;
+  }
+
+  get highWatermark(): bigint {
+    return this.#highWatermark;
+  }
+
+  get lastStableOffset(): bigint {
+    const unstable = this.producers.firstUnstableOffset();
+    if (unstable === null || unstable >= this.#highWatermark) return this.#highWatermark;
+    return unstable < this.#logStartOffset ? this.#logStartOffset : unstable;
+  }
+
+  get latestEpoch(): number {
+    return this.epochs.latestEpoch;
+  }
+
+  get size(): number {
+    return this.local.size;
+  }
+
+  get segmentCount(): number {
+    return this.local.segments.length;
+  }
+
+  get recoveryPoint(): bigint {
+    return this.local.recoveryPoint;
+  }
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Log ${this.dir} is closed`);
+    this.local.ensureWritable();
+  }
+
+  // ---- appends -------------------------------------------------------------------------------
+
+  async appendAsLeader(batch: Buffer, leaderEpoch: number, options?: AppendOptions): Promise<AppendResult> {
+    if (this.#exclusive !== null) {
+      return this.#exclusive.then(() => this.appendAsLeader(batch, leaderEpoch, options));
+    }
+    this.#ensureOpen();
+    const now = this.env.now();
+    const v = validateLeaderBatch(batch, this.config, options?.origin ?? 'client', now);
+    const h = v.header;
+    const pb = {
+      producerId: h.producerId,
+      producerEpoch: h.producerEpoch,
+      baseSequence: h.baseSequence,
+      baseOffset: 0n,
+      lastOffset: 0n,
+      maxTimestamp: h.maxTimestamp,
+      transactional: v.transactional,
+      marker: v.marker,
+    };
+    const duplicate = this.producers.checkLeaderAppend(pb, h.lastOffsetDelta);
+    if (duplicate !== null) {
+      // Acknowledge a retry only once the original is written.
+      await this.#whenWritten(duplicate.lastOffset);
+      return {
+        baseOffset: duplicate.firstOffset,
+        lastOffset: duplicate.lastOffset,
+        logAppendTime: -1n,
+        logStartOffset: this.#logStartOffset,
+        duplicate: true,
+      };
+    }
+    const baseOffset = this.local.nextOffset;
+    const lastOffset = baseOffset + BigInt(h.lastOffsetDelta);
+    setBaseOffset(batch, 0, baseOffset);
+    setPartitionLeaderEpoch(batch, 0, leaderEpoch);
+    let logAppendTime = -1n;
+    if (this.config.messageTimestampType === 'LogAppendTime') {
+      logAppendTime = BigInt(now);
+      setMaxTimestampAndLogAppendTime(batch, 0, logAppendTime);
+    }
+    pb.baseOffset = baseOffset;
+    pb.lastOffset = lastOffset;
+    if (logAppendTime >= 0n) pb.maxTimestamp = logAppendTime;
+    const epochChanged = this.epochs.assign(leaderEpoch, baseOffset);
+    let aborted: AbortedTxnEntry | null = null;
+    // `append` may roll first, capturing the producer state before this batch; apply after it.
+    const written = this.local.append(batch, baseOffset, lastOffset, pb.maxTimestamp, h.recordCount, (seg) =>
+      this.#afterWrite(seg, aborted, epochChanged),
+    );
+    aborted = this.#abortEntry(this.producers.apply(pb));
+    await written;
+    return { baseOffset, lastOffset, logAppendTime, logStartOffset: this.#logStartOffset };
+  }
+
+  /** The `.txnindex` entry for a transaction an abort marker just completed. */
+  #abortEntry(completed: CompletedTxn | null): AbortedTxnEntry | null {
+    if (completed === null || !completed.aborted) return null;
+    return {
+      producerId: completed.producerId,
+      firstOffset: completed.firstOffset,
+      lastOffset: completed.lastOffset,
+      lastStableOffset: this.producers.lastStableOffsetAfter(completed),
+    };
+  }
+
+  async #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null, epochChanged: boolean): Promise<void> {
+    if (aborted !== null) await seg.txnIndex.append(aborted);
+    if (epochChanged) await this.epochs.flush();
+  }
+
+  /** Resolves once every batch up to `offset` is written. */
+  async #whenWritten(offset: bigint): Promise<void> {
+    if (this.local.logEndOffset > offset) return;
+    await this.local.whenIdle();
+  }
+
+  async appendAsFollower(batches: Buffer): Promise<FollowerAppendResult | null> {
+    if (this.#exclusive !== null) return this.#exclusive.then(() => this.appendAsFollower(batches));
+    this.#ensureOpen();
+    const pending: Promise<void>[] = [];
+    let first: bigint | null = null;
+    let last = -1n;
+    let pos = 0;
+    while (pos < batches.length) {
+      if (batches.length - pos < 61) break; // trailing partial batch: ignored, as Kafka does
+      const size = 12 + batches.readInt32BE(pos + 8);
+      if (pos + size > batches.length && size >= 61) break;
+      const checked = validateBatch(batches, pos, batches.length, { fromClient: false });
+      if (checked instanceof RecordBatchError) throw toKafkaError(checked);
+      const base = baseOffsetOf(batches, pos);
+      const lastOffset = lastOffsetOf(batches, pos);
+      if (base < this.local.nextOffset || lastOffset < base) {
+        throw new KafkaError(
+          ErrorCode.INVALID_RECORD,
+          `Follower batch at offset ${base} does not follow the log end offset ${this.local.nextOffset}`,
+        );
+      }
+      if (size > this.config.segmentBytes) {
+        throw new KafkaError(ErrorCode.RECORD_LIST_TOO_LARGE, `Batch of ${size} bytes exceeds segment.bytes`);
+      }
+      const buf = batches.subarray(pos, pos + size);
+      const epoch = leaderEpochOf(buf, 0);
+      const epochChanged = epoch > this.epochs.latestEpoch && this.epochs.assign(epoch, base);
+      let aborted: AbortedTxnEntry | null = null;
+      pending.push(
+        this.local.append(buf, base, lastOffset, maxTimestampOf(buf, 0), recordCountOf(buf, 0), (seg) =>
+          this.#afterWrite(seg, aborted, epochChanged),
+        ),
+      );
+      aborted = this.#abortEntry(this.producers.apply(producerBatchOf(buf, 0, size)));
+      first ??= base;
+      last = lastOffset;
+      pos += size;
+    }
+    await Promise.all(pending);
+    return first === null ? null : { firstOffset: first, lastOffset: last };
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async read(fetchOffset: bigint, options: ReadOptions): Promise<ReadResult> {
+    if (this.#closed) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Log ${this.dir} is closed`);
+    const leo = this.local.logEndOffset;
+    if (fetchOffset < this.#logStartOffset || fetchOffset > leo) {
+      throw new KafkaError(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        `Offset ${fetchOffset} is out of range [${this.#logStartOffset}, ${leo}] of ${this.topic}-${this.partition}`,
+      );
+    }
+    const ub = options.upperBound;
+    let bound = ub === 'hw' ? this.#highWatermark : ub === 'lso' ? this.lastStableOffset : ub === 'leo' ? leo : ub;
+    if (bound > leo) bound = leo;
+    const records =
+      fetchOffset >= bound ? EMPTY : await this.local.read(fetchOffset, Math.max(0, options.maxBytes), bound, options.minOneBatch);
+    const result: ReadResult = {
+      records,
+      highWatermark: this.#highWatermark,
+      lastStableOffset: this.lastStableOffset,
+      logStartOffset: this.#logStartOffset,
+    };
+    if (ub === 'lso') result.abortedTransactions = await this.#abortedTransactions(fetchOffset, records);
+    return result;
+  }
+
+  async #abortedTransactions(fetchOffset: bigint, records: Buffer): Promise<{ producerId: bigint; firstOffset: bigint }[]> {
+    if (records.length === 0) return [];
+    let end = fetchOffset;
+    for (let pos = 0; pos + 61 <= records.length; pos += 12 + records.readInt32BE(pos + 8)) {
+      end = lastOffsetOf(records, pos) + 1n;
+    }
+    const found: AbortedTxnEntry[] = [];
+    const segs = this.local.segments;
+    for (let i = Math.max(0, this.local.floorIndex(fetchOffset)); i < segs.length; i++) {
+      const seg = segs[i]!;
+      if (seg.baseOffset >= end) break;
+      await seg.ensureIndexes();
+      seg.txnIndex.collect(fetchOffset, end, found);
+    }
+    return found.map((e) => ({ producerId: e.producerId, firstOffset: e.firstOffset }));
+  }
+
+  // ---- offsets -------------------------------------------------------------------------------
+
+  setHighWatermark(offset: bigint): void {
+    let hw = offset;
+    if (hw > this.local.logEndOffset) hw = this.local.logEndOffset;
+    if (hw < this.#logStartOffset) hw = this.#logStartOffset;
+    if (hw === this.#highWatermark) return;
+    this.#highWatermark = hw;
+    this.producers.onHighWatermark(hw);
+    this.notify();
+  }
+
+  onAppend(listener: AppendListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  notify(): void {
+    for (const l of this.#listeners) {
+      try {
+        l(this);
+      } catch (err) {
+        this.env.onError(err instanceof Error ? err : new Error(String(err)), `append listener of ${this.topic}-${this.partition}`);
+      }
+    }
+  }
+
+  async offsetForTimestamp(timestamp: bigint): Promise<TimestampOffset | null> {
+    if (timestamp === LATEST_TIMESTAMP) {
+      return { offset: this.local.logEndOffset, timestamp: -1n, leaderEpoch: this.epochs.latestEpoch };
+    }
+    if (timestamp === EARLIEST_TIMESTAMP) {
+      return { offset: this.#logStartOffset, timestamp: -1n, leaderEpoch: this.epochs.epochForOffset(this.#logStartOffset) };
+    }
+    if (timestamp === MAX_TIMESTAMP) return offsetOfMaxTimestamp(this.local, this.#logStartOffset);
+    if (timestamp < 0n) return null;
+    return offsetForTimestamp(this.local, timestamp, this.#logStartOffset);
+  }
+
+  endOffsetForEpoch(epoch: number): EpochEndOffset {
+    return this.epochs.endOffsetFor(epoch, this.local.logEndOffset);
+  }
+
+  producerStates(): ProducerStateView[] {
+    return this.producers.views();
+  }
+
+  // ---- truncation and deletion ---------------------------------------------------------------
+
+  /** Runs `fn` with appends held back and the write queue drained. */
+  async #exclusively<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#exclusive !== null) await this.#exclusive;
+    let release!: () => void;
+    this.#exclusive = new Promise<void>((r) => (release = r));
+    try {
+      await this.local.whenIdle();
+      return await this.withMaintenance(fn);
+    } finally {
+      this.#exclusive = null;
+      release();
+    }
+  }
+
+  /** Serialises structural changes (retention, compaction, truncation). */
+  withMaintenance<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#maintenance.then(fn, fn);
+    this.#maintenance = run.catch(() => undefined);
+    return run;
+  }
+
+  async truncateTo(offset: bigint): Promise<void> {
+    await this.#exclusively(async () => {
+      this.local.ensureWritable();
+      if (offset >= this.local.logEndOffset) return;
+      if (offset <= this.#logStartOffset) {
+        await this.#truncateFully(offset);
+        return;
+      }
+      await this.local.truncateTo(offset);
+      this.epochs.truncateFromEnd(offset);
+      await this.epochs.flush();
+      if (this.#highWatermark > offset) this.#highWatermark = offset;
+      await this.snapshots.deleteAbove(offset);
+      await replayProducerState(this, offset);
+    });
+  }
+
+  async truncateFullyAndStartAt(offset: bigint): Promise<void> {
+    await this.#exclusively(() => this.#truncateFully(offset));
+  }
+
+  async #truncateFully(offset: bigint): Promise<void> {
+    this.local.ensureWritable();
+    await this.local.truncateFullyAndStartAt(offset);
+    this.#logStartOffset = offset;
+    this.#highWatermark = offset;
+    this.epochs.clear();
+    await this.epochs.flush();
+    this.producers.clear(offset);
+    await this.snapshots.deleteAll();
+    this.env.onLogStartOffsetChanged(this);
+  }
+
+  async deleteRecordsBefore(offset: bigint): Promise<bigint> {
+    this.#ensureOpen();
+    if (offset > this.#highWatermark) {
+      throw new KafkaError(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        `Cannot delete records before ${offset}: above the high watermark ${this.#highWatermark}`,
+      );
+    }
+    if (offset > this.#logStartOffset) {
+      this.advanceLogStartOffset(offset);
+      await this.withMaintenance(() => this.deleteSegmentsBelowLogStart());
+    }
+    return this.#logStartOffset;
+  }
+
+  /** Moves the log start offset forward (DeleteRecords, retention). */
+  advanceLogStartOffset(offset: bigint): void {
+    if (offset <= this.#logStartOffset) return;
+    this.#logStartOffset = offset;
+    if (this.#highWatermark < offset) this.#highWatermark = offset;
+    this.epochs.truncateFromStart(offset);
+    this.epochs.flush().catch((err: unknown) => this.env.onError(err as Error, `leader-epoch-checkpoint of ${this.dir}`));
+    this.env.onLogStartOffsetChanged(this);
+  }
+
+  /** Deletes inactive segments that lie entirely below the log start offset. */
+  async deleteSegmentsBelowLogStart(): Promise<number> {
+    const segs = this.local.segments;
+    const doomed: LogSegment[] = [];
+    for (let i = 0; i + 1 < segs.length; i++) {
+      if (segs[i + 1]!.baseOffset <= this.#logStartOffset) doomed.push(segs[i]!);
+      else break;
+    }
+    await this.deleteSegments(doomed);
+    return doomed.length;
+  }
+
+  /** Detaches inactive segments (oldest first) and schedules their files' deletion. */
+  async deleteSegments(doomed: readonly LogSegment[]): Promise<void> {
+    if (doomed.length === 0) return;
+    this.local.detachSegments(doomed);
+    const newStart = this.local.segments[0]!.baseOffset;
+    this.advanceLogStartOffset(newStart);
+    for (const seg of doomed) {
+      await seg.markDeleted();
+      this.env.scheduleDelete(seg, this.config.fileDeleteDelayMs);
+    }
+    await this.snapshots.deleteBelow(this.#logStartOffset);
+  }
+
+  /**
+   * Time- and size-based retention (delete policy) plus segments below the log start offset.
+   * Only whole inactive segments entirely below the high watermark are deleted; an expired
+   * active segment is rolled so that the next pass can delete it.
+   */
+  async applyRetention(): Promise<number> {
+    return this.withMaintenance(async () => {
+      let deleted = await this.deleteSegmentsBelowLogStart();
+      const cfg = this.config;
+      if (!isDeleteRetained(cfg)) return deleted;
+      const now = BigInt(this.env.now());
+      const segs = this.local.segments;
+      let excess = cfg.retentionBytes >= 0 ? this.local.size - cfg.retentionBytes : -1;
+      const doomed: LogSegment[] = [];
+      for (let i = 0; i < segs.length; i++) {
+        const seg = segs[i]!;
+        const isActive = i === segs.length - 1;
+        const upper = isActive ? this.local.logEndOffset : segs[i + 1]!.baseOffset;
+        if (upper > this.#highWatermark || seg.size === 0) break;
+        const expired = cfg.retentionMs >= 0 && (await seg.largestTimestamp()) < now - BigInt(cfg.retentionMs);
+        const oversize = excess >= 0 && excess - seg.size >= 0;
+        if (!expired && !oversize) break;
+        if (isActive) {
+          if (expired) this.local.roll();
+          break;
+        }
+        doomed.push(seg);
+        excess -= seg.size;
+      }
+      await this.deleteSegments(doomed);
+      deleted += doomed.length;
+      return deleted;
+    });
+  }
+
+  // ---- durability ----------------------------------------------------------------------------
+
+  async flush(): Promise<void> {
+    await this.local.whenIdle();
+    await this.local.flush();
+    await this.epochs.flush();
+  }
+
+  /** Clean shutdown: drain, fsync, write indexes and a producer snapshot at the log end. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.local.whenIdle();
+      await this.withMaintenance(async () => {
+        if (this.local.failed === null) {
+          await this.local.flush();
+          await this.local.active.persistIndexes(true);
+          await this.epochs.flush();
+          await this.snapshots.write(this.local.logEndOffset, encodeSnapshot(this.producers.toSnapshot()), true);
+          await this.snapshots.deleteBelow(this.#logStartOffset);
+        }
+      });
+    } finally {
+      this.#closed = true;
+      this.local.tail.clear();
+      for (const s of this.local.segments) s.close();
+    }
+  }
+
+  /** Producer snapshot for a segment roll at `offset` (captured now, written in order). */
+  snapshotForRoll(offset: bigint): () => Promise<void> {
+    const data = encodeSnapshot(this.producers.toSnapshot());
+    return () =>
+      this.snapshots.write(offset, data, false).catch((err: unknown) => {
+        this.env.onError(err instanceof Error ? err : new Error(String(err)), `producer snapshot of ${this.dir}`);
+      });
+  }
+
+  /** Marks this log closed without flushing (its directory is being deleted). */
+  markClosed(): void {
+    this.#closed = true;
+    this.local.tail.clear();
+    for (const s of this.local.segments) s.close();
+  }
+}
