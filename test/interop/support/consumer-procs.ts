@@ -1,0 +1,60 @@
+// Runs consumer child processes and collects what each one printed.
+import { type ChildProcess, spawn } from 'node:child_process';
+
+export interface ConsumedRecord {
+  partition: number;
+  offset: number;
+}
+
+export class ConsumerProc {
+  readonly records: ConsumedRecord[] = [];
+  readonly assignments: number[][] = [];
+  stderr = '';
+  #buf = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    child.stdout?.on('data', (d: Buffer) => {
+      this.#buf += d.toString();
+      let nl = this.#buf.indexOf('\n');
+      while (nl >= 0) {
+        this.#line(this.#buf.slice(0, nl));
+        this.#buf = this.#buf.slice(nl + 1);
+        nl = this.#buf.indexOf('\n');
+      }
+    });
+    child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+  }
+
+  #line(line: string): void {
+    if (line.startsWith('m ')) {
+      const [, p, o] = line.split(' ');
+      this.records.push({ partition: Number(p), offset: Number(o) });
+    } else if (line.startsWith('assigned ')) {
+      this.assignments.push(JSON.parse(line.slice(9)) as number[]);
+    }
+  }
+
+  static node(name: string, script: string, args: string[]): ConsumerProc {
+    const path = new URL(script, import.meta.url).pathname;
+    return new ConsumerProc(name, spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+
+  async kill(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill(signal);
+    await this.exited;
+  }
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
