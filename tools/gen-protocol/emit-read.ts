@@ -48,13 +48,15 @@ function readInto(L: Layouts, f: FieldSpec, v: number, target: string, indent: s
   const onNull = nullable
     ? `${target} = null;`
     : `throw new DecodeError('NULL_NOT_ALLOWED', '${L.msg.name}: ${f.name} is null', r.pos);`;
+  // Arrays are sized up front (the count was checked against the bytes left): pushing from empty
+  // would give every small array (replica lists, partitions) a 17-slot backing store.
   return [
     `${indent}{`,
     `${indent}  const n = r.${compact ? 'compactArrayLength' : 'arrayLength'}(${min});`,
     `${indent}  if (n < 0) ${onNull}`,
     `${indent}  else {`,
-    `${indent}    const a: ${tsType(t.elem)}[] = [];`,
-    `${indent}    for (let i = 0; i < n; i++) a.push(${elem});`,
+    `${indent}    const a: ${tsType(t.elem)}[] = new Array(n);`,
+    `${indent}    for (let i = 0; i < n; i++) a[i] = ${elem};`,
     `${indent}    ${target} = a;`,
     `${indent}  }`,
     `${indent}}`,

@@ -47,8 +47,8 @@ function readAddPartitionsToTxnRequestV0(r: Reader): AddPartitionsToTxnRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnRequest: V3AndBelowTopics is null', r.pos);
     else {
-      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV0(r));
+      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV0(r);
       f_v3AndBelowTopics = a;
     }
   }
@@ -81,8 +81,8 @@ function readAddPartitionsToTxnRequestV3(r: Reader): AddPartitionsToTxnRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnRequest: V3AndBelowTopics is null', r.pos);
     else {
-      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV3(r));
+      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV3(r);
       f_v3AndBelowTopics = a;
     }
   }
@@ -114,8 +114,8 @@ function readAddPartitionsToTxnRequestV4(r: Reader): AddPartitionsToTxnRequest {
     const n = r.compactArrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnRequest: Transactions is null', r.pos);
     else {
-      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTransaction[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnRequestAddPartitionsToTxnTransactionV4(r));
+      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnRequestAddPartitionsToTxnTransactionV4(r);
       f_transactions = a;
     }
   }
@@ -148,8 +148,8 @@ function readAddPartitionsToTxnRequestAddPartitionsToTxnTransactionV4(r: Reader)
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnRequest: Topics is null', r.pos);
     else {
-      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV3(r));
+      const a: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV3(r);
       f_topics = a;
     }
   }
@@ -183,8 +183,8 @@ function readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV0(r: Reader): AddP
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -207,8 +207,8 @@ function readAddPartitionsToTxnRequestAddPartitionsToTxnTopicV3(r: Reader): AddP
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -294,8 +294,8 @@ function readAddPartitionsToTxnResponseV0(r: Reader): AddPartitionsToTxnResponse
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnResponse: ResultsByTopicV3AndBelow is null', r.pos);
     else {
-      const a: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV0(r));
+      const a: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV0(r);
       f_resultsByTopicV3AndBelow = a;
     }
   }
@@ -323,8 +323,8 @@ function readAddPartitionsToTxnResponseV3(r: Reader): AddPartitionsToTxnResponse
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnResponse: ResultsByTopicV3AndBelow is null', r.pos);
     else {
-      const a: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV3(r));
+      const a: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV3(r);
       f_resultsByTopicV3AndBelow = a;
     }
   }
@@ -355,8 +355,8 @@ function readAddPartitionsToTxnResponseV4(r: Reader): AddPartitionsToTxnResponse
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnResponse: ResultsByTransaction is null', r.pos);
     else {
-      const a: AddPartitionsToTxnResponseAddPartitionsToTxnResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnResponseAddPartitionsToTxnResultV4(r));
+      const a: AddPartitionsToTxnResponseAddPartitionsToTxnResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnResponseAddPartitionsToTxnResultV4(r);
       f_resultsByTransaction = a;
     }
   }
@@ -387,8 +387,8 @@ function readAddPartitionsToTxnResponseAddPartitionsToTxnResultV4(r: Reader): Ad
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnResponse: TopicResults is null', r.pos);
     else {
-      const a: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV3(r));
+      const a: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV3(r);
       f_topicResults = a;
     }
   }
@@ -413,8 +413,8 @@ function readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV0(r: Reader
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnResponse: ResultsByPartition is null', r.pos);
     else {
-      const a: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultV0(r));
+      const a: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultV0(r);
       f_resultsByPartition = a;
     }
   }
@@ -437,8 +437,8 @@ function readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResultV3(r: Reader
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddPartitionsToTxnResponse: ResultsByPartition is null', r.pos);
     else {
-      const a: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultV3(r));
+      const a: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultV3(r);
       f_resultsByPartition = a;
     }
   }

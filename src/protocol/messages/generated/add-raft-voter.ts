@@ -35,8 +35,8 @@ function readAddRaftVoterRequestV0(r: Reader): AddRaftVoterRequest {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AddRaftVoterRequest: Listeners is null', r.pos);
     else {
-      const a: AddRaftVoterRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readAddRaftVoterRequestListenerV0(r));
+      const a: AddRaftVoterRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAddRaftVoterRequestListenerV0(r);
       f_listeners = a;
     }
   }

@@ -41,8 +41,8 @@ function readAlterClientQuotasRequestV0(r: Reader): AlterClientQuotasRequest {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasRequest: Entries is null', r.pos);
     else {
-      const a: AlterClientQuotasRequestEntryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasRequestEntryDataV0(r));
+      const a: AlterClientQuotasRequestEntryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasRequestEntryDataV0(r);
       f_entries = a;
     }
   }
@@ -65,8 +65,8 @@ function readAlterClientQuotasRequestV1(r: Reader): AlterClientQuotasRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasRequest: Entries is null', r.pos);
     else {
-      const a: AlterClientQuotasRequestEntryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasRequestEntryDataV1(r));
+      const a: AlterClientQuotasRequestEntryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasRequestEntryDataV1(r);
       f_entries = a;
     }
   }
@@ -91,8 +91,8 @@ function readAlterClientQuotasRequestEntryDataV0(r: Reader): AlterClientQuotasRe
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasRequest: Entity is null', r.pos);
     else {
-      const a: AlterClientQuotasRequestEntityData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasRequestEntityDataV0(r));
+      const a: AlterClientQuotasRequestEntityData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasRequestEntityDataV0(r);
       f_entity = a;
     }
   }
@@ -101,8 +101,8 @@ function readAlterClientQuotasRequestEntryDataV0(r: Reader): AlterClientQuotasRe
     const n = r.arrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasRequest: Ops is null', r.pos);
     else {
-      const a: AlterClientQuotasRequestOpData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasRequestOpDataV0(r));
+      const a: AlterClientQuotasRequestOpData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasRequestOpDataV0(r);
       f_ops = a;
     }
   }
@@ -128,8 +128,8 @@ function readAlterClientQuotasRequestEntryDataV1(r: Reader): AlterClientQuotasRe
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasRequest: Entity is null', r.pos);
     else {
-      const a: AlterClientQuotasRequestEntityData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasRequestEntityDataV1(r));
+      const a: AlterClientQuotasRequestEntityData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasRequestEntityDataV1(r);
       f_entity = a;
     }
   }
@@ -138,8 +138,8 @@ function readAlterClientQuotasRequestEntryDataV1(r: Reader): AlterClientQuotasRe
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasRequest: Ops is null', r.pos);
     else {
-      const a: AlterClientQuotasRequestOpData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasRequestOpDataV1(r));
+      const a: AlterClientQuotasRequestOpData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasRequestOpDataV1(r);
       f_ops = a;
     }
   }
@@ -267,8 +267,8 @@ function readAlterClientQuotasResponseV0(r: Reader): AlterClientQuotasResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasResponse: Entries is null', r.pos);
     else {
-      const a: AlterClientQuotasResponseEntryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasResponseEntryDataV0(r));
+      const a: AlterClientQuotasResponseEntryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasResponseEntryDataV0(r);
       f_entries = a;
     }
   }
@@ -291,8 +291,8 @@ function readAlterClientQuotasResponseV1(r: Reader): AlterClientQuotasResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasResponse: Entries is null', r.pos);
     else {
-      const a: AlterClientQuotasResponseEntryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasResponseEntryDataV1(r));
+      const a: AlterClientQuotasResponseEntryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasResponseEntryDataV1(r);
       f_entries = a;
     }
   }
@@ -318,8 +318,8 @@ function readAlterClientQuotasResponseEntryDataV0(r: Reader): AlterClientQuotasR
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasResponse: Entity is null', r.pos);
     else {
-      const a: AlterClientQuotasResponseEntityData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasResponseEntityDataV0(r));
+      const a: AlterClientQuotasResponseEntityData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasResponseEntityDataV0(r);
       f_entity = a;
     }
   }
@@ -344,8 +344,8 @@ function readAlterClientQuotasResponseEntryDataV1(r: Reader): AlterClientQuotasR
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterClientQuotasResponse: Entity is null', r.pos);
     else {
-      const a: AlterClientQuotasResponseEntityData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterClientQuotasResponseEntityDataV1(r));
+      const a: AlterClientQuotasResponseEntityData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterClientQuotasResponseEntityDataV1(r);
       f_entity = a;
     }
   }

@@ -34,8 +34,8 @@ function readAlterConfigsRequestV0(r: Reader): AlterConfigsRequest {
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterConfigsRequest: Resources is null', r.pos);
     else {
-      const a: AlterConfigsRequestAlterConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterConfigsRequestAlterConfigsResourceV0(r));
+      const a: AlterConfigsRequestAlterConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterConfigsRequestAlterConfigsResourceV0(r);
       f_resources = a;
     }
   }
@@ -58,8 +58,8 @@ function readAlterConfigsRequestV2(r: Reader): AlterConfigsRequest {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterConfigsRequest: Resources is null', r.pos);
     else {
-      const a: AlterConfigsRequestAlterConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterConfigsRequestAlterConfigsResourceV2(r));
+      const a: AlterConfigsRequestAlterConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterConfigsRequestAlterConfigsResourceV2(r);
       f_resources = a;
     }
   }
@@ -86,8 +86,8 @@ function readAlterConfigsRequestAlterConfigsResourceV0(r: Reader): AlterConfigsR
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterConfigsRequest: Configs is null', r.pos);
     else {
-      const a: AlterConfigsRequestAlterableConfig[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterConfigsRequestAlterableConfigV0(r));
+      const a: AlterConfigsRequestAlterableConfig[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterConfigsRequestAlterableConfigV0(r);
       f_configs = a;
     }
   }
@@ -112,8 +112,8 @@ function readAlterConfigsRequestAlterConfigsResourceV2(r: Reader): AlterConfigsR
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterConfigsRequest: Configs is null', r.pos);
     else {
-      const a: AlterConfigsRequestAlterableConfig[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterConfigsRequestAlterableConfigV2(r));
+      const a: AlterConfigsRequestAlterableConfig[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterConfigsRequestAlterableConfigV2(r);
       f_configs = a;
     }
   }
@@ -205,8 +205,8 @@ function readAlterConfigsResponseV0(r: Reader): AlterConfigsResponse {
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterConfigsResponse: Responses is null', r.pos);
     else {
-      const a: AlterConfigsResponseAlterConfigsResourceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterConfigsResponseAlterConfigsResourceResponseV0(r));
+      const a: AlterConfigsResponseAlterConfigsResourceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterConfigsResponseAlterConfigsResourceResponseV0(r);
       f_responses = a;
     }
   }
@@ -229,8 +229,8 @@ function readAlterConfigsResponseV2(r: Reader): AlterConfigsResponse {
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterConfigsResponse: Responses is null', r.pos);
     else {
-      const a: AlterConfigsResponseAlterConfigsResourceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterConfigsResponseAlterConfigsResourceResponseV2(r));
+      const a: AlterConfigsResponseAlterConfigsResourceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterConfigsResponseAlterConfigsResourceResponseV2(r);
       f_responses = a;
     }
   }

@@ -33,8 +33,8 @@ function readAlterPartitionReassignmentsRequestV0(r: Reader): AlterPartitionReas
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionReassignmentsRequest: Topics is null', r.pos);
     else {
-      const a: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionReassignmentsRequestReassignableTopicV0(r));
+      const a: AlterPartitionReassignmentsRequestReassignableTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionReassignmentsRequestReassignableTopicV0(r);
       f_topics = a;
     }
   }
@@ -59,8 +59,8 @@ function readAlterPartitionReassignmentsRequestReassignableTopicV0(r: Reader): A
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionReassignmentsRequest: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionReassignmentsRequestReassignablePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionReassignmentsRequestReassignablePartitionV0(r));
+      const a: AlterPartitionReassignmentsRequestReassignablePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionReassignmentsRequestReassignablePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -85,8 +85,8 @@ function readAlterPartitionReassignmentsRequestReassignablePartitionV0(r: Reader
     const n = r.compactArrayLength(4);
     if (n < 0) f_replicas = null;
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -162,8 +162,8 @@ function readAlterPartitionReassignmentsResponseV0(r: Reader): AlterPartitionRea
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionReassignmentsResponse: Responses is null', r.pos);
     else {
-      const a: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionReassignmentsResponseReassignableTopicResponseV0(r));
+      const a: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionReassignmentsResponseReassignableTopicResponseV0(r);
       f_responses = a;
     }
   }
@@ -195,8 +195,8 @@ function readAlterPartitionReassignmentsResponseReassignableTopicResponseV0(r: R
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionReassignmentsResponse: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionReassignmentsResponseReassignablePartitionResponseV0(r));
+      const a: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionReassignmentsResponseReassignablePartitionResponseV0(r);
       f_partitions = a;
     }
   }

@@ -50,8 +50,8 @@ function readAlterPartitionRequestV0(r: Reader): AlterPartitionRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Topics is null', r.pos);
     else {
-      const a: AlterPartitionRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestTopicDataV0(r));
+      const a: AlterPartitionRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -78,8 +78,8 @@ function readAlterPartitionRequestV1(r: Reader): AlterPartitionRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Topics is null', r.pos);
     else {
-      const a: AlterPartitionRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestTopicDataV1(r));
+      const a: AlterPartitionRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -106,8 +106,8 @@ function readAlterPartitionRequestV2(r: Reader): AlterPartitionRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Topics is null', r.pos);
     else {
-      const a: AlterPartitionRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestTopicDataV2(r));
+      const a: AlterPartitionRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestTopicDataV2(r);
       f_topics = a;
     }
   }
@@ -134,8 +134,8 @@ function readAlterPartitionRequestV3(r: Reader): AlterPartitionRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Topics is null', r.pos);
     else {
-      const a: AlterPartitionRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestTopicDataV3(r));
+      const a: AlterPartitionRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestTopicDataV3(r);
       f_topics = a;
     }
   }
@@ -161,8 +161,8 @@ function readAlterPartitionRequestTopicDataV0(r: Reader): AlterPartitionRequestT
     const n = r.compactArrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestPartitionDataV0(r));
+      const a: AlterPartitionRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -187,8 +187,8 @@ function readAlterPartitionRequestTopicDataV1(r: Reader): AlterPartitionRequestT
     const n = r.compactArrayLength(15);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestPartitionDataV1(r));
+      const a: AlterPartitionRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestPartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -213,8 +213,8 @@ function readAlterPartitionRequestTopicDataV2(r: Reader): AlterPartitionRequestT
     const n = r.compactArrayLength(15);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestPartitionDataV1(r));
+      const a: AlterPartitionRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestPartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -239,8 +239,8 @@ function readAlterPartitionRequestTopicDataV3(r: Reader): AlterPartitionRequestT
     const n = r.compactArrayLength(15);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestPartitionDataV3(r));
+      const a: AlterPartitionRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestPartitionDataV3(r);
       f_partitions = a;
     }
   }
@@ -266,8 +266,8 @@ function readAlterPartitionRequestPartitionDataV0(r: Reader): AlterPartitionRequ
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: NewIsr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_newIsr = a;
     }
   }
@@ -303,8 +303,8 @@ function readAlterPartitionRequestPartitionDataV1(r: Reader): AlterPartitionRequ
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: NewIsr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_newIsr = a;
     }
   }
@@ -342,8 +342,8 @@ function readAlterPartitionRequestPartitionDataV3(r: Reader): AlterPartitionRequ
     const n = r.compactArrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionRequest: NewIsrWithEpochs is null', r.pos);
     else {
-      const a: AlterPartitionRequestBrokerState[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionRequestBrokerStateV3(r));
+      const a: AlterPartitionRequestBrokerState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionRequestBrokerStateV3(r);
       f_newIsrWithEpochs = a;
     }
   }
@@ -461,8 +461,8 @@ function readAlterPartitionResponseV0(r: Reader): AlterPartitionResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Topics is null', r.pos);
     else {
-      const a: AlterPartitionResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionResponseTopicDataV0(r));
+      const a: AlterPartitionResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -489,8 +489,8 @@ function readAlterPartitionResponseV1(r: Reader): AlterPartitionResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Topics is null', r.pos);
     else {
-      const a: AlterPartitionResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionResponseTopicDataV1(r));
+      const a: AlterPartitionResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionResponseTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -517,8 +517,8 @@ function readAlterPartitionResponseV2(r: Reader): AlterPartitionResponse {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Topics is null', r.pos);
     else {
-      const a: AlterPartitionResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionResponseTopicDataV2(r));
+      const a: AlterPartitionResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionResponseTopicDataV2(r);
       f_topics = a;
     }
   }
@@ -544,8 +544,8 @@ function readAlterPartitionResponseTopicDataV0(r: Reader): AlterPartitionRespons
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionResponsePartitionDataV0(r));
+      const a: AlterPartitionResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -570,8 +570,8 @@ function readAlterPartitionResponseTopicDataV1(r: Reader): AlterPartitionRespons
     const n = r.compactArrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionResponsePartitionDataV1(r));
+      const a: AlterPartitionResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionResponsePartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -596,8 +596,8 @@ function readAlterPartitionResponseTopicDataV2(r: Reader): AlterPartitionRespons
     const n = r.compactArrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Partitions is null', r.pos);
     else {
-      const a: AlterPartitionResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterPartitionResponsePartitionDataV1(r));
+      const a: AlterPartitionResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterPartitionResponsePartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -625,8 +625,8 @@ function readAlterPartitionResponsePartitionDataV0(r: Reader): AlterPartitionRes
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -667,8 +667,8 @@ function readAlterPartitionResponsePartitionDataV1(r: Reader): AlterPartitionRes
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterPartitionResponse: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }

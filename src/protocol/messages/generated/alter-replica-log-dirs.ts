@@ -30,8 +30,8 @@ function readAlterReplicaLogDirsRequestV0(r: Reader): AlterReplicaLogDirsRequest
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsRequest: Dirs is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsRequestAlterReplicaLogDirV0(r));
+      const a: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsRequestAlterReplicaLogDirV0(r);
       f_dirs = a;
     }
   }
@@ -52,8 +52,8 @@ function readAlterReplicaLogDirsRequestV2(r: Reader): AlterReplicaLogDirsRequest
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsRequest: Dirs is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsRequestAlterReplicaLogDirV2(r));
+      const a: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsRequestAlterReplicaLogDirV2(r);
       f_dirs = a;
     }
   }
@@ -77,8 +77,8 @@ function readAlterReplicaLogDirsRequestAlterReplicaLogDirV0(r: Reader): AlterRep
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsRequest: Topics is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsRequestAlterReplicaLogDirTopicV0(r));
+      const a: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsRequestAlterReplicaLogDirTopicV0(r);
       f_topics = a;
     }
   }
@@ -101,8 +101,8 @@ function readAlterReplicaLogDirsRequestAlterReplicaLogDirV2(r: Reader): AlterRep
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsRequest: Topics is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsRequestAlterReplicaLogDirTopicV2(r));
+      const a: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsRequestAlterReplicaLogDirTopicV2(r);
       f_topics = a;
     }
   }
@@ -127,8 +127,8 @@ function readAlterReplicaLogDirsRequestAlterReplicaLogDirTopicV0(r: Reader): Alt
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -151,8 +151,8 @@ function readAlterReplicaLogDirsRequestAlterReplicaLogDirTopicV2(r: Reader): Alt
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -222,8 +222,8 @@ function readAlterReplicaLogDirsResponseV0(r: Reader): AlterReplicaLogDirsRespon
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsResponse: Results is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultV0(r));
+      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultV0(r);
       f_results = a;
     }
   }
@@ -246,8 +246,8 @@ function readAlterReplicaLogDirsResponseV2(r: Reader): AlterReplicaLogDirsRespon
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsResponse: Results is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultV2(r));
+      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultV2(r);
       f_results = a;
     }
   }
@@ -272,8 +272,8 @@ function readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultV0(r: Reade
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsResponse: Partitions is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResultV0(r));
+      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResultV0(r);
       f_partitions = a;
     }
   }
@@ -296,8 +296,8 @@ function readAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultV2(r: Reade
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterReplicaLogDirsResponse: Partitions is null', r.pos);
     else {
-      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResultV2(r));
+      const a: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResultV2(r);
       f_partitions = a;
     }
   }

@@ -38,8 +38,8 @@ function readAlterUserScramCredentialsRequestV0(r: Reader): AlterUserScramCreden
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterUserScramCredentialsRequest: Deletions is null', r.pos);
     else {
-      const a: AlterUserScramCredentialsRequestScramCredentialDeletion[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterUserScramCredentialsRequestScramCredentialDeletionV0(r));
+      const a: AlterUserScramCredentialsRequestScramCredentialDeletion[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterUserScramCredentialsRequestScramCredentialDeletionV0(r);
       f_deletions = a;
     }
   }
@@ -48,8 +48,8 @@ function readAlterUserScramCredentialsRequestV0(r: Reader): AlterUserScramCreden
     const n = r.compactArrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterUserScramCredentialsRequest: Upsertions is null', r.pos);
     else {
-      const a: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterUserScramCredentialsRequestScramCredentialUpsertionV0(r));
+      const a: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterUserScramCredentialsRequestScramCredentialUpsertionV0(r);
       f_upsertions = a;
     }
   }
@@ -151,8 +151,8 @@ function readAlterUserScramCredentialsResponseV0(r: Reader): AlterUserScramCrede
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AlterUserScramCredentialsResponse: Results is null', r.pos);
     else {
-      const a: AlterUserScramCredentialsResponseAlterUserScramCredentialsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readAlterUserScramCredentialsResponseAlterUserScramCredentialsResultV0(r));
+      const a: AlterUserScramCredentialsResponseAlterUserScramCredentialsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAlterUserScramCredentialsResponseAlterUserScramCredentialsResultV0(r);
       f_results = a;
     }
   }

@@ -107,8 +107,8 @@ function readApiVersionsResponseV0(r: Reader): ApiVersionsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ApiVersionsResponse: ApiKeys is null', r.pos);
     else {
-      const a: ApiVersionsResponseApiVersion[] = [];
-      for (let i = 0; i < n; i++) a.push(readApiVersionsResponseApiVersionV0(r));
+      const a: ApiVersionsResponseApiVersion[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readApiVersionsResponseApiVersionV0(r);
       f_apiKeys = a;
     }
   }
@@ -139,8 +139,8 @@ function readApiVersionsResponseV1(r: Reader): ApiVersionsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ApiVersionsResponse: ApiKeys is null', r.pos);
     else {
-      const a: ApiVersionsResponseApiVersion[] = [];
-      for (let i = 0; i < n; i++) a.push(readApiVersionsResponseApiVersionV0(r));
+      const a: ApiVersionsResponseApiVersion[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readApiVersionsResponseApiVersionV0(r);
       f_apiKeys = a;
     }
   }
@@ -173,8 +173,8 @@ function readApiVersionsResponseV3(r: Reader): ApiVersionsResponse {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ApiVersionsResponse: ApiKeys is null', r.pos);
     else {
-      const a: ApiVersionsResponseApiVersion[] = [];
-      for (let i = 0; i < n; i++) a.push(readApiVersionsResponseApiVersionV3(r));
+      const a: ApiVersionsResponseApiVersion[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readApiVersionsResponseApiVersionV3(r);
       f_apiKeys = a;
     }
   }
@@ -194,8 +194,8 @@ function readApiVersionsResponseV3(r: Reader): ApiVersionsResponse {
           const n = r.compactArrayLength(6);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ApiVersionsResponse: SupportedFeatures is null', r.pos);
           else {
-            const a: ApiVersionsResponseSupportedFeatureKey[] = [];
-            for (let i = 0; i < n; i++) a.push(readApiVersionsResponseSupportedFeatureKeyV3(r));
+            const a: ApiVersionsResponseSupportedFeatureKey[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readApiVersionsResponseSupportedFeatureKeyV3(r);
             f_supportedFeatures = a;
           }
         }
@@ -214,8 +214,8 @@ function readApiVersionsResponseV3(r: Reader): ApiVersionsResponse {
           const n = r.compactArrayLength(6);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ApiVersionsResponse: FinalizedFeatures is null', r.pos);
           else {
-            const a: ApiVersionsResponseFinalizedFeatureKey[] = [];
-            for (let i = 0; i < n; i++) a.push(readApiVersionsResponseFinalizedFeatureKeyV3(r));
+            const a: ApiVersionsResponseFinalizedFeatureKey[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readApiVersionsResponseFinalizedFeatureKeyV3(r);
             f_finalizedFeatures = a;
           }
         }

@@ -38,8 +38,8 @@ function readAssignReplicasToDirsRequestV0(r: Reader): AssignReplicasToDirsReque
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AssignReplicasToDirsRequest: Directories is null', r.pos);
     else {
-      const a: AssignReplicasToDirsRequestDirectoryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAssignReplicasToDirsRequestDirectoryDataV0(r));
+      const a: AssignReplicasToDirsRequestDirectoryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAssignReplicasToDirsRequestDirectoryDataV0(r);
       f_directories = a;
     }
   }
@@ -65,8 +65,8 @@ function readAssignReplicasToDirsRequestDirectoryDataV0(r: Reader): AssignReplic
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AssignReplicasToDirsRequest: Topics is null', r.pos);
     else {
-      const a: AssignReplicasToDirsRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAssignReplicasToDirsRequestTopicDataV0(r));
+      const a: AssignReplicasToDirsRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAssignReplicasToDirsRequestTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -91,8 +91,8 @@ function readAssignReplicasToDirsRequestTopicDataV0(r: Reader): AssignReplicasTo
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AssignReplicasToDirsRequest: Partitions is null', r.pos);
     else {
-      const a: AssignReplicasToDirsRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAssignReplicasToDirsRequestPartitionDataV0(r));
+      const a: AssignReplicasToDirsRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAssignReplicasToDirsRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -175,8 +175,8 @@ function readAssignReplicasToDirsResponseV0(r: Reader): AssignReplicasToDirsResp
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AssignReplicasToDirsResponse: Directories is null', r.pos);
     else {
-      const a: AssignReplicasToDirsResponseDirectoryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAssignReplicasToDirsResponseDirectoryDataV0(r));
+      const a: AssignReplicasToDirsResponseDirectoryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAssignReplicasToDirsResponseDirectoryDataV0(r);
       f_directories = a;
     }
   }
@@ -202,8 +202,8 @@ function readAssignReplicasToDirsResponseDirectoryDataV0(r: Reader): AssignRepli
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AssignReplicasToDirsResponse: Topics is null', r.pos);
     else {
-      const a: AssignReplicasToDirsResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAssignReplicasToDirsResponseTopicDataV0(r));
+      const a: AssignReplicasToDirsResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAssignReplicasToDirsResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -228,8 +228,8 @@ function readAssignReplicasToDirsResponseTopicDataV0(r: Reader): AssignReplicasT
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'AssignReplicasToDirsResponse: Partitions is null', r.pos);
     else {
-      const a: AssignReplicasToDirsResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readAssignReplicasToDirsResponsePartitionDataV0(r));
+      const a: AssignReplicasToDirsResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readAssignReplicasToDirsResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }

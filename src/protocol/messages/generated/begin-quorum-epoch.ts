@@ -47,8 +47,8 @@ function readBeginQuorumEpochRequestV0(r: Reader): BeginQuorumEpochRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochRequest: Topics is null', r.pos);
     else {
-      const a: BeginQuorumEpochRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochRequestTopicDataV0(r));
+      const a: BeginQuorumEpochRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochRequestTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -72,8 +72,8 @@ function readBeginQuorumEpochRequestV1(r: Reader): BeginQuorumEpochRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochRequest: Topics is null', r.pos);
     else {
-      const a: BeginQuorumEpochRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochRequestTopicDataV1(r));
+      const a: BeginQuorumEpochRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochRequestTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -82,8 +82,8 @@ function readBeginQuorumEpochRequestV1(r: Reader): BeginQuorumEpochRequest {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochRequest: LeaderEndpoints is null', r.pos);
     else {
-      const a: BeginQuorumEpochRequestLeaderEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochRequestLeaderEndpointV1(r));
+      const a: BeginQuorumEpochRequestLeaderEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochRequestLeaderEndpointV1(r);
       f_leaderEndpoints = a;
     }
   }
@@ -119,8 +119,8 @@ function readBeginQuorumEpochRequestTopicDataV0(r: Reader): BeginQuorumEpochRequ
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochRequest: Partitions is null', r.pos);
     else {
-      const a: BeginQuorumEpochRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochRequestPartitionDataV0(r));
+      const a: BeginQuorumEpochRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -143,8 +143,8 @@ function readBeginQuorumEpochRequestTopicDataV1(r: Reader): BeginQuorumEpochRequ
     const n = r.compactArrayLength(29);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochRequest: Partitions is null', r.pos);
     else {
-      const a: BeginQuorumEpochRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochRequestPartitionDataV1(r));
+      const a: BeginQuorumEpochRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochRequestPartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -281,8 +281,8 @@ function readBeginQuorumEpochResponseV0(r: Reader): BeginQuorumEpochResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochResponse: Topics is null', r.pos);
     else {
-      const a: BeginQuorumEpochResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochResponseTopicDataV0(r));
+      const a: BeginQuorumEpochResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -305,8 +305,8 @@ function readBeginQuorumEpochResponseV1(r: Reader): BeginQuorumEpochResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochResponse: Topics is null', r.pos);
     else {
-      const a: BeginQuorumEpochResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochResponseTopicDataV1(r));
+      const a: BeginQuorumEpochResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochResponseTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -322,8 +322,8 @@ function readBeginQuorumEpochResponseV1(r: Reader): BeginQuorumEpochResponse {
           const n = r.compactArrayLength(8);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochResponse: NodeEndpoints is null', r.pos);
           else {
-            const a: BeginQuorumEpochResponseNodeEndpoint[] = [];
-            for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochResponseNodeEndpointV1(r));
+            const a: BeginQuorumEpochResponseNodeEndpoint[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochResponseNodeEndpointV1(r);
             f_nodeEndpoints = a;
           }
         }
@@ -365,8 +365,8 @@ function readBeginQuorumEpochResponseTopicDataV0(r: Reader): BeginQuorumEpochRes
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochResponse: Partitions is null', r.pos);
     else {
-      const a: BeginQuorumEpochResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochResponsePartitionDataV0(r));
+      const a: BeginQuorumEpochResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -389,8 +389,8 @@ function readBeginQuorumEpochResponseTopicDataV1(r: Reader): BeginQuorumEpochRes
     const n = r.compactArrayLength(15);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BeginQuorumEpochResponse: Partitions is null', r.pos);
     else {
-      const a: BeginQuorumEpochResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readBeginQuorumEpochResponsePartitionDataV1(r));
+      const a: BeginQuorumEpochResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBeginQuorumEpochResponsePartitionDataV1(r);
       f_partitions = a;
     }
   }

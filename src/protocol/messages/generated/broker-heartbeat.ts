@@ -64,8 +64,8 @@ function readBrokerHeartbeatRequestV1(r: Reader): BrokerHeartbeatRequest {
           const n = r.compactArrayLength(16);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerHeartbeatRequest: OfflineLogDirs is null', r.pos);
           else {
-            const a: string[] = [];
-            for (let i = 0; i < n; i++) a.push(r.uuid());
+            const a: string[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = r.uuid();
             f_offlineLogDirs = a;
           }
         }

@@ -55,8 +55,8 @@ function readBrokerRegistrationRequestV0(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Listeners is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestListenerV0(r));
+      const a: BrokerRegistrationRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestListenerV0(r);
       f_listeners = a;
     }
   }
@@ -65,8 +65,8 @@ function readBrokerRegistrationRequestV0(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Features is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestFeature[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestFeatureV0(r));
+      const a: BrokerRegistrationRequestFeature[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestFeatureV0(r);
       f_features = a;
     }
   }
@@ -112,8 +112,8 @@ function readBrokerRegistrationRequestV1(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Listeners is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestListenerV0(r));
+      const a: BrokerRegistrationRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestListenerV0(r);
       f_listeners = a;
     }
   }
@@ -122,8 +122,8 @@ function readBrokerRegistrationRequestV1(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Features is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestFeature[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestFeatureV0(r));
+      const a: BrokerRegistrationRequestFeature[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestFeatureV0(r);
       f_features = a;
     }
   }
@@ -171,8 +171,8 @@ function readBrokerRegistrationRequestV2(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Listeners is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestListenerV0(r));
+      const a: BrokerRegistrationRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestListenerV0(r);
       f_listeners = a;
     }
   }
@@ -181,8 +181,8 @@ function readBrokerRegistrationRequestV2(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Features is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestFeature[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestFeatureV0(r));
+      const a: BrokerRegistrationRequestFeature[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestFeatureV0(r);
       f_features = a;
     }
   }
@@ -193,8 +193,8 @@ function readBrokerRegistrationRequestV2(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: LogDirs is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.uuid());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.uuid();
       f_logDirs = a;
     }
   }
@@ -245,8 +245,8 @@ function readBrokerRegistrationRequestV3(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Listeners is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestListenerV0(r));
+      const a: BrokerRegistrationRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestListenerV0(r);
       f_listeners = a;
     }
   }
@@ -255,8 +255,8 @@ function readBrokerRegistrationRequestV3(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: Features is null', r.pos);
     else {
-      const a: BrokerRegistrationRequestFeature[] = [];
-      for (let i = 0; i < n; i++) a.push(readBrokerRegistrationRequestFeatureV0(r));
+      const a: BrokerRegistrationRequestFeature[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readBrokerRegistrationRequestFeatureV0(r);
       f_features = a;
     }
   }
@@ -267,8 +267,8 @@ function readBrokerRegistrationRequestV3(r: Reader): BrokerRegistrationRequest {
     const n = r.compactArrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'BrokerRegistrationRequest: LogDirs is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.uuid());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.uuid();
       f_logDirs = a;
     }
   }

@@ -18,8 +18,8 @@ function readConsumerGroupDescribeRequestV0(r: Reader): ConsumerGroupDescribeReq
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeRequest: GroupIds is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_groupIds = a;
     }
   }
@@ -139,8 +139,8 @@ function readConsumerGroupDescribeResponseV0(r: Reader): ConsumerGroupDescribeRe
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: Groups is null', r.pos);
     else {
-      const a: ConsumerGroupDescribeResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readConsumerGroupDescribeResponseDescribedGroupV0(r));
+      const a: ConsumerGroupDescribeResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupDescribeResponseDescribedGroupV0(r);
       f_groups = a;
     }
   }
@@ -171,8 +171,8 @@ function readConsumerGroupDescribeResponseDescribedGroupV0(r: Reader): ConsumerG
     const n = r.compactArrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: Members is null', r.pos);
     else {
-      const a: ConsumerGroupDescribeResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readConsumerGroupDescribeResponseMemberV0(r));
+      const a: ConsumerGroupDescribeResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupDescribeResponseMemberV0(r);
       f_members = a;
     }
   }
@@ -220,8 +220,8 @@ function readConsumerGroupDescribeResponseMemberV0(r: Reader): ConsumerGroupDesc
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: SubscribedTopicNames is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_subscribedTopicNames = a;
     }
   }
@@ -269,8 +269,8 @@ function readConsumerGroupDescribeResponseTopicPartitionsV0(r: Reader): Consumer
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -295,8 +295,8 @@ function readConsumerGroupDescribeResponseAssignmentV0(r: Reader): ConsumerGroup
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: TopicPartitions is null', r.pos);
     else {
-      const a: ConsumerGroupDescribeResponseTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readConsumerGroupDescribeResponseTopicPartitionsV0(r));
+      const a: ConsumerGroupDescribeResponseTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupDescribeResponseTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }

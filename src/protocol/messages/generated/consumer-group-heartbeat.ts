@@ -47,8 +47,8 @@ function readConsumerGroupHeartbeatRequestV0(r: Reader): ConsumerGroupHeartbeatR
     const n = r.compactArrayLength(1);
     if (n < 0) f_subscribedTopicNames = null;
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_subscribedTopicNames = a;
     }
   }
@@ -58,8 +58,8 @@ function readConsumerGroupHeartbeatRequestV0(r: Reader): ConsumerGroupHeartbeatR
     const n = r.compactArrayLength(18);
     if (n < 0) f_topicPartitions = null;
     else {
-      const a: ConsumerGroupHeartbeatRequestTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readConsumerGroupHeartbeatRequestTopicPartitionsV0(r));
+      const a: ConsumerGroupHeartbeatRequestTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupHeartbeatRequestTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }
@@ -117,8 +117,8 @@ function readConsumerGroupHeartbeatRequestV1(r: Reader): ConsumerGroupHeartbeatR
     const n = r.compactArrayLength(1);
     if (n < 0) f_subscribedTopicNames = null;
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_subscribedTopicNames = a;
     }
   }
@@ -129,8 +129,8 @@ function readConsumerGroupHeartbeatRequestV1(r: Reader): ConsumerGroupHeartbeatR
     const n = r.compactArrayLength(18);
     if (n < 0) f_topicPartitions = null;
     else {
-      const a: ConsumerGroupHeartbeatRequestTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readConsumerGroupHeartbeatRequestTopicPartitionsV0(r));
+      const a: ConsumerGroupHeartbeatRequestTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupHeartbeatRequestTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }
@@ -184,8 +184,8 @@ function readConsumerGroupHeartbeatRequestTopicPartitionsV0(r: Reader): Consumer
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupHeartbeatRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -303,8 +303,8 @@ function readConsumerGroupHeartbeatResponseAssignmentV0(r: Reader): ConsumerGrou
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupHeartbeatResponse: TopicPartitions is null', r.pos);
     else {
-      const a: ConsumerGroupHeartbeatResponseTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readConsumerGroupHeartbeatResponseTopicPartitionsV0(r));
+      const a: ConsumerGroupHeartbeatResponseTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupHeartbeatResponseTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }
@@ -328,8 +328,8 @@ function readConsumerGroupHeartbeatResponseTopicPartitionsV0(r: Reader): Consume
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupHeartbeatResponse: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }

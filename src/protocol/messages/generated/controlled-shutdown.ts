@@ -95,8 +95,8 @@ function readControlledShutdownResponseV0(r: Reader): ControlledShutdownResponse
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ControlledShutdownResponse: RemainingPartitions is null', r.pos);
     else {
-      const a: ControlledShutdownResponseRemainingPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readControlledShutdownResponseRemainingPartitionV0(r));
+      const a: ControlledShutdownResponseRemainingPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readControlledShutdownResponseRemainingPartitionV0(r);
       f_remainingPartitions = a;
     }
   }
@@ -119,8 +119,8 @@ function readControlledShutdownResponseV3(r: Reader): ControlledShutdownResponse
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ControlledShutdownResponse: RemainingPartitions is null', r.pos);
     else {
-      const a: ControlledShutdownResponseRemainingPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readControlledShutdownResponseRemainingPartitionV3(r));
+      const a: ControlledShutdownResponseRemainingPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readControlledShutdownResponseRemainingPartitionV3(r);
       f_remainingPartitions = a;
     }
   }

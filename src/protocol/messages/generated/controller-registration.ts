@@ -47,8 +47,8 @@ function readControllerRegistrationRequestV0(r: Reader): ControllerRegistrationR
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ControllerRegistrationRequest: Listeners is null', r.pos);
     else {
-      const a: ControllerRegistrationRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readControllerRegistrationRequestListenerV0(r));
+      const a: ControllerRegistrationRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readControllerRegistrationRequestListenerV0(r);
       f_listeners = a;
     }
   }
@@ -57,8 +57,8 @@ function readControllerRegistrationRequestV0(r: Reader): ControllerRegistrationR
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ControllerRegistrationRequest: Features is null', r.pos);
     else {
-      const a: ControllerRegistrationRequestFeature[] = [];
-      for (let i = 0; i < n; i++) a.push(readControllerRegistrationRequestFeatureV0(r));
+      const a: ControllerRegistrationRequestFeature[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readControllerRegistrationRequestFeatureV0(r);
       f_features = a;
     }
   }

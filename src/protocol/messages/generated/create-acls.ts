@@ -33,8 +33,8 @@ function readCreateAclsRequestV0(r: Reader): CreateAclsRequest {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateAclsRequest: Creations is null', r.pos);
     else {
-      const a: CreateAclsRequestAclCreation[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateAclsRequestAclCreationV0(r));
+      const a: CreateAclsRequestAclCreation[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateAclsRequestAclCreationV0(r);
       f_creations = a;
     }
   }
@@ -55,8 +55,8 @@ function readCreateAclsRequestV1(r: Reader): CreateAclsRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateAclsRequest: Creations is null', r.pos);
     else {
-      const a: CreateAclsRequestAclCreation[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateAclsRequestAclCreationV1(r));
+      const a: CreateAclsRequestAclCreation[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateAclsRequestAclCreationV1(r);
       f_creations = a;
     }
   }
@@ -77,8 +77,8 @@ function readCreateAclsRequestV2(r: Reader): CreateAclsRequest {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateAclsRequest: Creations is null', r.pos);
     else {
-      const a: CreateAclsRequestAclCreation[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateAclsRequestAclCreationV2(r));
+      const a: CreateAclsRequestAclCreation[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateAclsRequestAclCreationV2(r);
       f_creations = a;
     }
   }
@@ -232,8 +232,8 @@ function readCreateAclsResponseV0(r: Reader): CreateAclsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateAclsResponse: Results is null', r.pos);
     else {
-      const a: CreateAclsResponseAclCreationResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateAclsResponseAclCreationResultV0(r));
+      const a: CreateAclsResponseAclCreationResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateAclsResponseAclCreationResultV0(r);
       f_results = a;
     }
   }
@@ -256,8 +256,8 @@ function readCreateAclsResponseV2(r: Reader): CreateAclsResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateAclsResponse: Results is null', r.pos);
     else {
-      const a: CreateAclsResponseAclCreationResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateAclsResponseAclCreationResultV2(r));
+      const a: CreateAclsResponseAclCreationResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateAclsResponseAclCreationResultV2(r);
       f_results = a;
     }
   }

@@ -29,8 +29,8 @@ function readCreateDelegationTokenRequestV0(r: Reader): CreateDelegationTokenReq
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateDelegationTokenRequest: Renewers is null', r.pos);
     else {
-      const a: CreateDelegationTokenRequestCreatableRenewers[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateDelegationTokenRequestCreatableRenewersV0(r));
+      const a: CreateDelegationTokenRequestCreatableRenewers[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateDelegationTokenRequestCreatableRenewersV0(r);
       f_renewers = a;
     }
   }
@@ -58,8 +58,8 @@ function readCreateDelegationTokenRequestV2(r: Reader): CreateDelegationTokenReq
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateDelegationTokenRequest: Renewers is null', r.pos);
     else {
-      const a: CreateDelegationTokenRequestCreatableRenewers[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateDelegationTokenRequestCreatableRenewersV2(r));
+      const a: CreateDelegationTokenRequestCreatableRenewers[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateDelegationTokenRequestCreatableRenewersV2(r);
       f_renewers = a;
     }
   }
@@ -91,8 +91,8 @@ function readCreateDelegationTokenRequestV3(r: Reader): CreateDelegationTokenReq
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateDelegationTokenRequest: Renewers is null', r.pos);
     else {
-      const a: CreateDelegationTokenRequestCreatableRenewers[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateDelegationTokenRequestCreatableRenewersV2(r));
+      const a: CreateDelegationTokenRequestCreatableRenewers[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateDelegationTokenRequestCreatableRenewersV2(r);
       f_renewers = a;
     }
   }

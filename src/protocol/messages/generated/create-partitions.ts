@@ -34,8 +34,8 @@ function readCreatePartitionsRequestV0(r: Reader): CreatePartitionsRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreatePartitionsRequest: Topics is null', r.pos);
     else {
-      const a: CreatePartitionsRequestCreatePartitionsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreatePartitionsRequestCreatePartitionsTopicV0(r));
+      const a: CreatePartitionsRequestCreatePartitionsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreatePartitionsRequestCreatePartitionsTopicV0(r);
       f_topics = a;
     }
   }
@@ -60,8 +60,8 @@ function readCreatePartitionsRequestV2(r: Reader): CreatePartitionsRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreatePartitionsRequest: Topics is null', r.pos);
     else {
-      const a: CreatePartitionsRequestCreatePartitionsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreatePartitionsRequestCreatePartitionsTopicV2(r));
+      const a: CreatePartitionsRequestCreatePartitionsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreatePartitionsRequestCreatePartitionsTopicV2(r);
       f_topics = a;
     }
   }
@@ -90,8 +90,8 @@ function readCreatePartitionsRequestCreatePartitionsTopicV0(r: Reader): CreatePa
     const n = r.arrayLength(4);
     if (n < 0) f_assignments = null;
     else {
-      const a: CreatePartitionsRequestCreatePartitionsAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreatePartitionsRequestCreatePartitionsAssignmentV0(r));
+      const a: CreatePartitionsRequestCreatePartitionsAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreatePartitionsRequestCreatePartitionsAssignmentV0(r);
       f_assignments = a;
     }
   }
@@ -119,8 +119,8 @@ function readCreatePartitionsRequestCreatePartitionsTopicV2(r: Reader): CreatePa
     const n = r.compactArrayLength(2);
     if (n < 0) f_assignments = null;
     else {
-      const a: CreatePartitionsRequestCreatePartitionsAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreatePartitionsRequestCreatePartitionsAssignmentV2(r));
+      const a: CreatePartitionsRequestCreatePartitionsAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreatePartitionsRequestCreatePartitionsAssignmentV2(r);
       f_assignments = a;
     }
   }
@@ -148,8 +148,8 @@ function readCreatePartitionsRequestCreatePartitionsAssignmentV0(r: Reader): Cre
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreatePartitionsRequest: BrokerIds is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_brokerIds = a;
     }
   }
@@ -170,8 +170,8 @@ function readCreatePartitionsRequestCreatePartitionsAssignmentV2(r: Reader): Cre
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreatePartitionsRequest: BrokerIds is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_brokerIds = a;
     }
   }
@@ -235,8 +235,8 @@ function readCreatePartitionsResponseV0(r: Reader): CreatePartitionsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreatePartitionsResponse: Results is null', r.pos);
     else {
-      const a: CreatePartitionsResponseCreatePartitionsTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreatePartitionsResponseCreatePartitionsTopicResultV0(r));
+      const a: CreatePartitionsResponseCreatePartitionsTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreatePartitionsResponseCreatePartitionsTopicResultV0(r);
       f_results = a;
     }
   }
@@ -259,8 +259,8 @@ function readCreatePartitionsResponseV2(r: Reader): CreatePartitionsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreatePartitionsResponse: Results is null', r.pos);
     else {
-      const a: CreatePartitionsResponseCreatePartitionsTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreatePartitionsResponseCreatePartitionsTopicResultV2(r));
+      const a: CreatePartitionsResponseCreatePartitionsTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreatePartitionsResponseCreatePartitionsTopicResultV2(r);
       f_results = a;
     }
   }

@@ -47,8 +47,8 @@ function readCreateTopicsRequestV0(r: Reader): CreateTopicsRequest {
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Topics is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableTopicV0(r));
+      const a: CreateTopicsRequestCreatableTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableTopicV0(r);
       f_topics = a;
     }
   }
@@ -71,8 +71,8 @@ function readCreateTopicsRequestV1(r: Reader): CreateTopicsRequest {
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Topics is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableTopicV0(r));
+      const a: CreateTopicsRequestCreatableTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableTopicV0(r);
       f_topics = a;
     }
   }
@@ -97,8 +97,8 @@ function readCreateTopicsRequestV5(r: Reader): CreateTopicsRequest {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Topics is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableTopicV5(r));
+      const a: CreateTopicsRequestCreatableTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableTopicV5(r);
       f_topics = a;
     }
   }
@@ -128,8 +128,8 @@ function readCreateTopicsRequestCreatableTopicV0(r: Reader): CreateTopicsRequest
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Assignments is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableReplicaAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableReplicaAssignmentV0(r));
+      const a: CreateTopicsRequestCreatableReplicaAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableReplicaAssignmentV0(r);
       f_assignments = a;
     }
   }
@@ -138,8 +138,8 @@ function readCreateTopicsRequestCreatableTopicV0(r: Reader): CreateTopicsRequest
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Configs is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableTopicConfig[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableTopicConfigV0(r));
+      const a: CreateTopicsRequestCreatableTopicConfig[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableTopicConfigV0(r);
       f_configs = a;
     }
   }
@@ -177,8 +177,8 @@ function readCreateTopicsRequestCreatableTopicV5(r: Reader): CreateTopicsRequest
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Assignments is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableReplicaAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableReplicaAssignmentV5(r));
+      const a: CreateTopicsRequestCreatableReplicaAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableReplicaAssignmentV5(r);
       f_assignments = a;
     }
   }
@@ -187,8 +187,8 @@ function readCreateTopicsRequestCreatableTopicV5(r: Reader): CreateTopicsRequest
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: Configs is null', r.pos);
     else {
-      const a: CreateTopicsRequestCreatableTopicConfig[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsRequestCreatableTopicConfigV5(r));
+      const a: CreateTopicsRequestCreatableTopicConfig[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsRequestCreatableTopicConfigV5(r);
       f_configs = a;
     }
   }
@@ -226,8 +226,8 @@ function readCreateTopicsRequestCreatableReplicaAssignmentV0(r: Reader): CreateT
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: BrokerIds is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_brokerIds = a;
     }
   }
@@ -250,8 +250,8 @@ function readCreateTopicsRequestCreatableReplicaAssignmentV5(r: Reader): CreateT
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsRequest: BrokerIds is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_brokerIds = a;
     }
   }
@@ -367,8 +367,8 @@ function readCreateTopicsResponseV0(r: Reader): CreateTopicsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsResponse: Topics is null', r.pos);
     else {
-      const a: CreateTopicsResponseCreatableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicResultV0(r));
+      const a: CreateTopicsResponseCreatableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicResultV0(r);
       f_topics = a;
     }
   }
@@ -389,8 +389,8 @@ function readCreateTopicsResponseV1(r: Reader): CreateTopicsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsResponse: Topics is null', r.pos);
     else {
-      const a: CreateTopicsResponseCreatableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicResultV1(r));
+      const a: CreateTopicsResponseCreatableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicResultV1(r);
       f_topics = a;
     }
   }
@@ -412,8 +412,8 @@ function readCreateTopicsResponseV2(r: Reader): CreateTopicsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsResponse: Topics is null', r.pos);
     else {
-      const a: CreateTopicsResponseCreatableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicResultV1(r));
+      const a: CreateTopicsResponseCreatableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicResultV1(r);
       f_topics = a;
     }
   }
@@ -436,8 +436,8 @@ function readCreateTopicsResponseV5(r: Reader): CreateTopicsResponse {
     const n = r.compactArrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsResponse: Topics is null', r.pos);
     else {
-      const a: CreateTopicsResponseCreatableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicResultV5(r));
+      const a: CreateTopicsResponseCreatableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicResultV5(r);
       f_topics = a;
     }
   }
@@ -462,8 +462,8 @@ function readCreateTopicsResponseV7(r: Reader): CreateTopicsResponse {
     const n = r.compactArrayLength(28);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'CreateTopicsResponse: Topics is null', r.pos);
     else {
-      const a: CreateTopicsResponseCreatableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicResultV7(r));
+      const a: CreateTopicsResponseCreatableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicResultV7(r);
       f_topics = a;
     }
   }
@@ -535,8 +535,8 @@ function readCreateTopicsResponseCreatableTopicResultV5(r: Reader): CreateTopics
     const n = r.compactArrayLength(6);
     if (n < 0) f_configs = null;
     else {
-      const a: CreateTopicsResponseCreatableTopicConfigs[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicConfigsV5(r));
+      const a: CreateTopicsResponseCreatableTopicConfigs[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicConfigsV5(r);
       f_configs = a;
     }
   }
@@ -604,8 +604,8 @@ function readCreateTopicsResponseCreatableTopicResultV7(r: Reader): CreateTopics
     const n = r.compactArrayLength(6);
     if (n < 0) f_configs = null;
     else {
-      const a: CreateTopicsResponseCreatableTopicConfigs[] = [];
-      for (let i = 0; i < n; i++) a.push(readCreateTopicsResponseCreatableTopicConfigsV5(r));
+      const a: CreateTopicsResponseCreatableTopicConfigs[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readCreateTopicsResponseCreatableTopicConfigsV5(r);
       f_configs = a;
     }
   }

@@ -33,8 +33,8 @@ function readDeleteAclsRequestV0(r: Reader): DeleteAclsRequest {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsRequest: Filters is null', r.pos);
     else {
-      const a: DeleteAclsRequestDeleteAclsFilter[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsRequestDeleteAclsFilterV0(r));
+      const a: DeleteAclsRequestDeleteAclsFilter[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsRequestDeleteAclsFilterV0(r);
       f_filters = a;
     }
   }
@@ -55,8 +55,8 @@ function readDeleteAclsRequestV1(r: Reader): DeleteAclsRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsRequest: Filters is null', r.pos);
     else {
-      const a: DeleteAclsRequestDeleteAclsFilter[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsRequestDeleteAclsFilterV1(r));
+      const a: DeleteAclsRequestDeleteAclsFilter[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsRequestDeleteAclsFilterV1(r);
       f_filters = a;
     }
   }
@@ -77,8 +77,8 @@ function readDeleteAclsRequestV2(r: Reader): DeleteAclsRequest {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsRequest: Filters is null', r.pos);
     else {
-      const a: DeleteAclsRequestDeleteAclsFilter[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsRequestDeleteAclsFilterV2(r));
+      const a: DeleteAclsRequestDeleteAclsFilter[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsRequestDeleteAclsFilterV2(r);
       f_filters = a;
     }
   }
@@ -255,8 +255,8 @@ function readDeleteAclsResponseV0(r: Reader): DeleteAclsResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsResponse: FilterResults is null', r.pos);
     else {
-      const a: DeleteAclsResponseDeleteAclsFilterResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsResponseDeleteAclsFilterResultV0(r));
+      const a: DeleteAclsResponseDeleteAclsFilterResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsResponseDeleteAclsFilterResultV0(r);
       f_filterResults = a;
     }
   }
@@ -279,8 +279,8 @@ function readDeleteAclsResponseV1(r: Reader): DeleteAclsResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsResponse: FilterResults is null', r.pos);
     else {
-      const a: DeleteAclsResponseDeleteAclsFilterResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsResponseDeleteAclsFilterResultV1(r));
+      const a: DeleteAclsResponseDeleteAclsFilterResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsResponseDeleteAclsFilterResultV1(r);
       f_filterResults = a;
     }
   }
@@ -303,8 +303,8 @@ function readDeleteAclsResponseV2(r: Reader): DeleteAclsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsResponse: FilterResults is null', r.pos);
     else {
-      const a: DeleteAclsResponseDeleteAclsFilterResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsResponseDeleteAclsFilterResultV2(r));
+      const a: DeleteAclsResponseDeleteAclsFilterResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsResponseDeleteAclsFilterResultV2(r);
       f_filterResults = a;
     }
   }
@@ -330,8 +330,8 @@ function readDeleteAclsResponseDeleteAclsFilterResultV0(r: Reader): DeleteAclsRe
     const n = r.arrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsResponse: MatchingAcls is null', r.pos);
     else {
-      const a: DeleteAclsResponseDeleteAclsMatchingAcl[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsResponseDeleteAclsMatchingAclV0(r));
+      const a: DeleteAclsResponseDeleteAclsMatchingAcl[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsResponseDeleteAclsMatchingAclV0(r);
       f_matchingAcls = a;
     }
   }
@@ -356,8 +356,8 @@ function readDeleteAclsResponseDeleteAclsFilterResultV1(r: Reader): DeleteAclsRe
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsResponse: MatchingAcls is null', r.pos);
     else {
-      const a: DeleteAclsResponseDeleteAclsMatchingAcl[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsResponseDeleteAclsMatchingAclV1(r));
+      const a: DeleteAclsResponseDeleteAclsMatchingAcl[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsResponseDeleteAclsMatchingAclV1(r);
       f_matchingAcls = a;
     }
   }
@@ -382,8 +382,8 @@ function readDeleteAclsResponseDeleteAclsFilterResultV2(r: Reader): DeleteAclsRe
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteAclsResponse: MatchingAcls is null', r.pos);
     else {
-      const a: DeleteAclsResponseDeleteAclsMatchingAcl[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteAclsResponseDeleteAclsMatchingAclV2(r));
+      const a: DeleteAclsResponseDeleteAclsMatchingAcl[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteAclsResponseDeleteAclsMatchingAclV2(r);
       f_matchingAcls = a;
     }
   }

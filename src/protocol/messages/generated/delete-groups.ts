@@ -16,8 +16,8 @@ function readDeleteGroupsRequestV0(r: Reader): DeleteGroupsRequest {
     const n = r.arrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteGroupsRequest: GroupsNames is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.string());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.string();
       f_groupsNames = a;
     }
   }
@@ -38,8 +38,8 @@ function readDeleteGroupsRequestV2(r: Reader): DeleteGroupsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteGroupsRequest: GroupsNames is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_groupsNames = a;
     }
   }
@@ -101,8 +101,8 @@ function readDeleteGroupsResponseV0(r: Reader): DeleteGroupsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteGroupsResponse: Results is null', r.pos);
     else {
-      const a: DeleteGroupsResponseDeletableGroupResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteGroupsResponseDeletableGroupResultV0(r));
+      const a: DeleteGroupsResponseDeletableGroupResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteGroupsResponseDeletableGroupResultV0(r);
       f_results = a;
     }
   }
@@ -125,8 +125,8 @@ function readDeleteGroupsResponseV2(r: Reader): DeleteGroupsResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteGroupsResponse: Results is null', r.pos);
     else {
-      const a: DeleteGroupsResponseDeletableGroupResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteGroupsResponseDeletableGroupResultV2(r));
+      const a: DeleteGroupsResponseDeletableGroupResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteGroupsResponseDeletableGroupResultV2(r);
       f_results = a;
     }
   }

@@ -32,8 +32,8 @@ function readDeleteRecordsRequestV0(r: Reader): DeleteRecordsRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsRequest: Topics is null', r.pos);
     else {
-      const a: DeleteRecordsRequestDeleteRecordsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsRequestDeleteRecordsTopicV0(r));
+      const a: DeleteRecordsRequestDeleteRecordsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsRequestDeleteRecordsTopicV0(r);
       f_topics = a;
     }
   }
@@ -56,8 +56,8 @@ function readDeleteRecordsRequestV2(r: Reader): DeleteRecordsRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsRequest: Topics is null', r.pos);
     else {
-      const a: DeleteRecordsRequestDeleteRecordsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsRequestDeleteRecordsTopicV2(r));
+      const a: DeleteRecordsRequestDeleteRecordsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsRequestDeleteRecordsTopicV2(r);
       f_topics = a;
     }
   }
@@ -83,8 +83,8 @@ function readDeleteRecordsRequestDeleteRecordsTopicV0(r: Reader): DeleteRecordsR
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsRequest: Partitions is null', r.pos);
     else {
-      const a: DeleteRecordsRequestDeleteRecordsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsRequestDeleteRecordsPartitionV0(r));
+      const a: DeleteRecordsRequestDeleteRecordsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsRequestDeleteRecordsPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -107,8 +107,8 @@ function readDeleteRecordsRequestDeleteRecordsTopicV2(r: Reader): DeleteRecordsR
     const n = r.compactArrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsRequest: Partitions is null', r.pos);
     else {
-      const a: DeleteRecordsRequestDeleteRecordsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsRequestDeleteRecordsPartitionV2(r));
+      const a: DeleteRecordsRequestDeleteRecordsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsRequestDeleteRecordsPartitionV2(r);
       f_partitions = a;
     }
   }
@@ -204,8 +204,8 @@ function readDeleteRecordsResponseV0(r: Reader): DeleteRecordsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsResponse: Topics is null', r.pos);
     else {
-      const a: DeleteRecordsResponseDeleteRecordsTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsResponseDeleteRecordsTopicResultV0(r));
+      const a: DeleteRecordsResponseDeleteRecordsTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsResponseDeleteRecordsTopicResultV0(r);
       f_topics = a;
     }
   }
@@ -228,8 +228,8 @@ function readDeleteRecordsResponseV2(r: Reader): DeleteRecordsResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsResponse: Topics is null', r.pos);
     else {
-      const a: DeleteRecordsResponseDeleteRecordsTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsResponseDeleteRecordsTopicResultV2(r));
+      const a: DeleteRecordsResponseDeleteRecordsTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsResponseDeleteRecordsTopicResultV2(r);
       f_topics = a;
     }
   }
@@ -254,8 +254,8 @@ function readDeleteRecordsResponseDeleteRecordsTopicResultV0(r: Reader): DeleteR
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsResponse: Partitions is null', r.pos);
     else {
-      const a: DeleteRecordsResponseDeleteRecordsPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsResponseDeleteRecordsPartitionResultV0(r));
+      const a: DeleteRecordsResponseDeleteRecordsPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsResponseDeleteRecordsPartitionResultV0(r);
       f_partitions = a;
     }
   }
@@ -278,8 +278,8 @@ function readDeleteRecordsResponseDeleteRecordsTopicResultV2(r: Reader): DeleteR
     const n = r.compactArrayLength(15);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteRecordsResponse: Partitions is null', r.pos);
     else {
-      const a: DeleteRecordsResponseDeleteRecordsPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteRecordsResponseDeleteRecordsPartitionResultV2(r));
+      const a: DeleteRecordsResponseDeleteRecordsPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteRecordsResponseDeleteRecordsPartitionResultV2(r);
       f_partitions = a;
     }
   }

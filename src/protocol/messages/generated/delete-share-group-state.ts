@@ -31,8 +31,8 @@ function readDeleteShareGroupStateRequestV0(r: Reader): DeleteShareGroupStateReq
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteShareGroupStateRequest: Topics is null', r.pos);
     else {
-      const a: DeleteShareGroupStateRequestDeleteStateData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteShareGroupStateRequestDeleteStateDataV0(r));
+      const a: DeleteShareGroupStateRequestDeleteStateData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteShareGroupStateRequestDeleteStateDataV0(r);
       f_topics = a;
     }
   }
@@ -57,8 +57,8 @@ function readDeleteShareGroupStateRequestDeleteStateDataV0(r: Reader): DeleteSha
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteShareGroupStateRequest: Partitions is null', r.pos);
     else {
-      const a: DeleteShareGroupStateRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteShareGroupStateRequestPartitionDataV0(r));
+      const a: DeleteShareGroupStateRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteShareGroupStateRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -133,8 +133,8 @@ function readDeleteShareGroupStateResponseV0(r: Reader): DeleteShareGroupStateRe
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteShareGroupStateResponse: Results is null', r.pos);
     else {
-      const a: DeleteShareGroupStateResponseDeleteStateResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteShareGroupStateResponseDeleteStateResultV0(r));
+      const a: DeleteShareGroupStateResponseDeleteStateResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteShareGroupStateResponseDeleteStateResultV0(r);
       f_results = a;
     }
   }
@@ -158,8 +158,8 @@ function readDeleteShareGroupStateResponseDeleteStateResultV0(r: Reader): Delete
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteShareGroupStateResponse: Partitions is null', r.pos);
     else {
-      const a: DeleteShareGroupStateResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteShareGroupStateResponsePartitionResultV0(r));
+      const a: DeleteShareGroupStateResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteShareGroupStateResponsePartitionResultV0(r);
       f_partitions = a;
     }
   }

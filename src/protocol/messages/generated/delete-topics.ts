@@ -27,8 +27,8 @@ function readDeleteTopicsRequestV0(r: Reader): DeleteTopicsRequest {
     const n = r.arrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsRequest: TopicNames is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.string());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.string();
       f_topicNames = a;
     }
   }
@@ -51,8 +51,8 @@ function readDeleteTopicsRequestV4(r: Reader): DeleteTopicsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsRequest: TopicNames is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_topicNames = a;
     }
   }
@@ -77,8 +77,8 @@ function readDeleteTopicsRequestV6(r: Reader): DeleteTopicsRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsRequest: Topics is null', r.pos);
     else {
-      const a: DeleteTopicsRequestDeleteTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteTopicsRequestDeleteTopicStateV6(r));
+      const a: DeleteTopicsRequestDeleteTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteTopicsRequestDeleteTopicStateV6(r);
       f_topics = a;
     }
   }
@@ -163,8 +163,8 @@ function readDeleteTopicsResponseV0(r: Reader): DeleteTopicsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsResponse: Responses is null', r.pos);
     else {
-      const a: DeleteTopicsResponseDeletableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteTopicsResponseDeletableTopicResultV0(r));
+      const a: DeleteTopicsResponseDeletableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteTopicsResponseDeletableTopicResultV0(r);
       f_responses = a;
     }
   }
@@ -186,8 +186,8 @@ function readDeleteTopicsResponseV1(r: Reader): DeleteTopicsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsResponse: Responses is null', r.pos);
     else {
-      const a: DeleteTopicsResponseDeletableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteTopicsResponseDeletableTopicResultV0(r));
+      const a: DeleteTopicsResponseDeletableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteTopicsResponseDeletableTopicResultV0(r);
       f_responses = a;
     }
   }
@@ -210,8 +210,8 @@ function readDeleteTopicsResponseV4(r: Reader): DeleteTopicsResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsResponse: Responses is null', r.pos);
     else {
-      const a: DeleteTopicsResponseDeletableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteTopicsResponseDeletableTopicResultV4(r));
+      const a: DeleteTopicsResponseDeletableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteTopicsResponseDeletableTopicResultV4(r);
       f_responses = a;
     }
   }
@@ -236,8 +236,8 @@ function readDeleteTopicsResponseV5(r: Reader): DeleteTopicsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsResponse: Responses is null', r.pos);
     else {
-      const a: DeleteTopicsResponseDeletableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteTopicsResponseDeletableTopicResultV5(r));
+      const a: DeleteTopicsResponseDeletableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteTopicsResponseDeletableTopicResultV5(r);
       f_responses = a;
     }
   }
@@ -262,8 +262,8 @@ function readDeleteTopicsResponseV6(r: Reader): DeleteTopicsResponse {
     const n = r.compactArrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DeleteTopicsResponse: Responses is null', r.pos);
     else {
-      const a: DeleteTopicsResponseDeletableTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDeleteTopicsResponseDeletableTopicResultV6(r));
+      const a: DeleteTopicsResponseDeletableTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDeleteTopicsResponseDeletableTopicResultV6(r);
       f_responses = a;
     }
   }

@@ -180,8 +180,8 @@ function readDescribeAclsResponseV0(r: Reader): DescribeAclsResponse {
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeAclsResponse: Resources is null', r.pos);
     else {
-      const a: DescribeAclsResponseDescribeAclsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeAclsResponseDescribeAclsResourceV0(r));
+      const a: DescribeAclsResponseDescribeAclsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeAclsResponseDescribeAclsResourceV0(r);
       f_resources = a;
     }
   }
@@ -213,8 +213,8 @@ function readDescribeAclsResponseV1(r: Reader): DescribeAclsResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeAclsResponse: Resources is null', r.pos);
     else {
-      const a: DescribeAclsResponseDescribeAclsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeAclsResponseDescribeAclsResourceV1(r));
+      const a: DescribeAclsResponseDescribeAclsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeAclsResponseDescribeAclsResourceV1(r);
       f_resources = a;
     }
   }
@@ -246,8 +246,8 @@ function readDescribeAclsResponseV2(r: Reader): DescribeAclsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeAclsResponse: Resources is null', r.pos);
     else {
-      const a: DescribeAclsResponseDescribeAclsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeAclsResponseDescribeAclsResourceV2(r));
+      const a: DescribeAclsResponseDescribeAclsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeAclsResponseDescribeAclsResourceV2(r);
       f_resources = a;
     }
   }
@@ -280,8 +280,8 @@ function readDescribeAclsResponseDescribeAclsResourceV0(r: Reader): DescribeAcls
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeAclsResponse: Acls is null', r.pos);
     else {
-      const a: DescribeAclsResponseAclDescription[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeAclsResponseAclDescriptionV0(r));
+      const a: DescribeAclsResponseAclDescription[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeAclsResponseAclDescriptionV0(r);
       f_acls = a;
     }
   }
@@ -307,8 +307,8 @@ function readDescribeAclsResponseDescribeAclsResourceV1(r: Reader): DescribeAcls
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeAclsResponse: Acls is null', r.pos);
     else {
-      const a: DescribeAclsResponseAclDescription[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeAclsResponseAclDescriptionV0(r));
+      const a: DescribeAclsResponseAclDescription[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeAclsResponseAclDescriptionV0(r);
       f_acls = a;
     }
   }
@@ -340,8 +340,8 @@ function readDescribeAclsResponseDescribeAclsResourceV2(r: Reader): DescribeAcls
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeAclsResponse: Acls is null', r.pos);
     else {
-      const a: DescribeAclsResponseAclDescription[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeAclsResponseAclDescriptionV2(r));
+      const a: DescribeAclsResponseAclDescription[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeAclsResponseAclDescriptionV2(r);
       f_acls = a;
     }
   }

@@ -27,8 +27,8 @@ function readDescribeClientQuotasRequestV0(r: Reader): DescribeClientQuotasReque
     const n = r.arrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClientQuotasRequest: Components is null', r.pos);
     else {
-      const a: DescribeClientQuotasRequestComponentData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasRequestComponentDataV0(r));
+      const a: DescribeClientQuotasRequestComponentData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasRequestComponentDataV0(r);
       f_components = a;
     }
   }
@@ -51,8 +51,8 @@ function readDescribeClientQuotasRequestV1(r: Reader): DescribeClientQuotasReque
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClientQuotasRequest: Components is null', r.pos);
     else {
-      const a: DescribeClientQuotasRequestComponentData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasRequestComponentDataV1(r));
+      const a: DescribeClientQuotasRequestComponentData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasRequestComponentDataV1(r);
       f_components = a;
     }
   }
@@ -164,8 +164,8 @@ function readDescribeClientQuotasResponseV0(r: Reader): DescribeClientQuotasResp
     const n = r.arrayLength(8);
     if (n < 0) f_entries = null;
     else {
-      const a: DescribeClientQuotasResponseEntryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasResponseEntryDataV0(r));
+      const a: DescribeClientQuotasResponseEntryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasResponseEntryDataV0(r);
       f_entries = a;
     }
   }
@@ -200,8 +200,8 @@ function readDescribeClientQuotasResponseV1(r: Reader): DescribeClientQuotasResp
     const n = r.compactArrayLength(3);
     if (n < 0) f_entries = null;
     else {
-      const a: DescribeClientQuotasResponseEntryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasResponseEntryDataV1(r));
+      const a: DescribeClientQuotasResponseEntryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasResponseEntryDataV1(r);
       f_entries = a;
     }
   }
@@ -235,8 +235,8 @@ function readDescribeClientQuotasResponseEntryDataV0(r: Reader): DescribeClientQ
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClientQuotasResponse: Entity is null', r.pos);
     else {
-      const a: DescribeClientQuotasResponseEntityData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasResponseEntityDataV0(r));
+      const a: DescribeClientQuotasResponseEntityData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasResponseEntityDataV0(r);
       f_entity = a;
     }
   }
@@ -245,8 +245,8 @@ function readDescribeClientQuotasResponseEntryDataV0(r: Reader): DescribeClientQ
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClientQuotasResponse: Values is null', r.pos);
     else {
-      const a: DescribeClientQuotasResponseValueData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasResponseValueDataV0(r));
+      const a: DescribeClientQuotasResponseValueData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasResponseValueDataV0(r);
       f_values = a;
     }
   }
@@ -272,8 +272,8 @@ function readDescribeClientQuotasResponseEntryDataV1(r: Reader): DescribeClientQ
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClientQuotasResponse: Entity is null', r.pos);
     else {
-      const a: DescribeClientQuotasResponseEntityData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasResponseEntityDataV1(r));
+      const a: DescribeClientQuotasResponseEntityData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasResponseEntityDataV1(r);
       f_entity = a;
     }
   }
@@ -282,8 +282,8 @@ function readDescribeClientQuotasResponseEntryDataV1(r: Reader): DescribeClientQ
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClientQuotasResponse: Values is null', r.pos);
     else {
-      const a: DescribeClientQuotasResponseValueData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClientQuotasResponseValueDataV1(r));
+      const a: DescribeClientQuotasResponseValueData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClientQuotasResponseValueDataV1(r);
       f_values = a;
     }
   }

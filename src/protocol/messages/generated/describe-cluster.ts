@@ -104,8 +104,8 @@ function readDescribeClusterResponseV0(r: Reader): DescribeClusterResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClusterResponse: Brokers is null', r.pos);
     else {
-      const a: DescribeClusterResponseDescribeClusterBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClusterResponseDescribeClusterBrokerV0(r));
+      const a: DescribeClusterResponseDescribeClusterBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClusterResponseDescribeClusterBrokerV0(r);
       f_brokers = a;
     }
   }
@@ -150,8 +150,8 @@ function readDescribeClusterResponseV1(r: Reader): DescribeClusterResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeClusterResponse: Brokers is null', r.pos);
     else {
-      const a: DescribeClusterResponseDescribeClusterBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeClusterResponseDescribeClusterBrokerV0(r));
+      const a: DescribeClusterResponseDescribeClusterBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeClusterResponseDescribeClusterBrokerV0(r);
       f_brokers = a;
     }
   }

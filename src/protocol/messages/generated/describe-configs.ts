@@ -29,8 +29,8 @@ function readDescribeConfigsRequestV0(r: Reader): DescribeConfigsRequest {
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsRequest: Resources is null', r.pos);
     else {
-      const a: DescribeConfigsRequestDescribeConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsRequestDescribeConfigsResourceV0(r));
+      const a: DescribeConfigsRequestDescribeConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsRequestDescribeConfigsResourceV0(r);
       f_resources = a;
     }
   }
@@ -51,8 +51,8 @@ function readDescribeConfigsRequestV1(r: Reader): DescribeConfigsRequest {
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsRequest: Resources is null', r.pos);
     else {
-      const a: DescribeConfigsRequestDescribeConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsRequestDescribeConfigsResourceV0(r));
+      const a: DescribeConfigsRequestDescribeConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsRequestDescribeConfigsResourceV0(r);
       f_resources = a;
     }
   }
@@ -75,8 +75,8 @@ function readDescribeConfigsRequestV3(r: Reader): DescribeConfigsRequest {
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsRequest: Resources is null', r.pos);
     else {
-      const a: DescribeConfigsRequestDescribeConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsRequestDescribeConfigsResourceV0(r));
+      const a: DescribeConfigsRequestDescribeConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsRequestDescribeConfigsResourceV0(r);
       f_resources = a;
     }
   }
@@ -105,8 +105,8 @@ function readDescribeConfigsRequestV4(r: Reader): DescribeConfigsRequest {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsRequest: Resources is null', r.pos);
     else {
-      const a: DescribeConfigsRequestDescribeConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsRequestDescribeConfigsResourceV4(r));
+      const a: DescribeConfigsRequestDescribeConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsRequestDescribeConfigsResourceV4(r);
       f_resources = a;
     }
   }
@@ -139,8 +139,8 @@ function readDescribeConfigsRequestDescribeConfigsResourceV0(r: Reader): Describ
     const n = r.arrayLength(2);
     if (n < 0) f_configurationKeys = null;
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.string());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.string();
       f_configurationKeys = a;
     }
   }
@@ -172,8 +172,8 @@ function readDescribeConfigsRequestDescribeConfigsResourceV4(r: Reader): Describ
     const n = r.compactArrayLength(1);
     if (n < 0) f_configurationKeys = null;
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_configurationKeys = a;
     }
   }
@@ -290,8 +290,8 @@ function readDescribeConfigsResponseV0(r: Reader): DescribeConfigsResponse {
     const n = r.arrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Results is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResultV0(r));
+      const a: DescribeConfigsResponseDescribeConfigsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResultV0(r);
       f_results = a;
     }
   }
@@ -314,8 +314,8 @@ function readDescribeConfigsResponseV1(r: Reader): DescribeConfigsResponse {
     const n = r.arrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Results is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResultV1(r));
+      const a: DescribeConfigsResponseDescribeConfigsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResultV1(r);
       f_results = a;
     }
   }
@@ -338,8 +338,8 @@ function readDescribeConfigsResponseV3(r: Reader): DescribeConfigsResponse {
     const n = r.arrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Results is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResultV3(r));
+      const a: DescribeConfigsResponseDescribeConfigsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResultV3(r);
       f_results = a;
     }
   }
@@ -362,8 +362,8 @@ function readDescribeConfigsResponseV4(r: Reader): DescribeConfigsResponse {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Results is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResultV4(r));
+      const a: DescribeConfigsResponseDescribeConfigsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResultV4(r);
       f_results = a;
     }
   }
@@ -391,8 +391,8 @@ function readDescribeConfigsResponseDescribeConfigsResultV0(r: Reader): Describe
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Configs is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResourceResultV0(r));
+      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResourceResultV0(r);
       f_configs = a;
     }
   }
@@ -427,8 +427,8 @@ function readDescribeConfigsResponseDescribeConfigsResultV1(r: Reader): Describe
     const n = r.arrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Configs is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResourceResultV1(r));
+      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResourceResultV1(r);
       f_configs = a;
     }
   }
@@ -463,8 +463,8 @@ function readDescribeConfigsResponseDescribeConfigsResultV3(r: Reader): Describe
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Configs is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResourceResultV3(r));
+      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResourceResultV3(r);
       f_configs = a;
     }
   }
@@ -499,8 +499,8 @@ function readDescribeConfigsResponseDescribeConfigsResultV4(r: Reader): Describe
     const n = r.compactArrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Configs is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsResourceResultV4(r));
+      const a: DescribeConfigsResponseDescribeConfigsResourceResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsResourceResultV4(r);
       f_configs = a;
     }
   }
@@ -565,8 +565,8 @@ function readDescribeConfigsResponseDescribeConfigsResourceResultV1(r: Reader): 
     const n = r.arrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Synonyms is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsSynonymV1(r));
+      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsSynonymV1(r);
       f_synonyms = a;
     }
   }
@@ -607,8 +607,8 @@ function readDescribeConfigsResponseDescribeConfigsResourceResultV3(r: Reader): 
     const n = r.arrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Synonyms is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsSynonymV1(r));
+      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsSynonymV1(r);
       f_synonyms = a;
     }
   }
@@ -653,8 +653,8 @@ function readDescribeConfigsResponseDescribeConfigsResourceResultV4(r: Reader): 
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeConfigsResponse: Synonyms is null', r.pos);
     else {
-      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeConfigsResponseDescribeConfigsSynonymV4(r));
+      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsSynonymV4(r);
       f_synonyms = a;
     }
   }

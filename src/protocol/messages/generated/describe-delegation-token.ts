@@ -23,8 +23,8 @@ function readDescribeDelegationTokenRequestV0(r: Reader): DescribeDelegationToke
     const n = r.arrayLength(4);
     if (n < 0) f_owners = null;
     else {
-      const a: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenRequestDescribeDelegationTokenOwnerV0(r));
+      const a: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenRequestDescribeDelegationTokenOwnerV0(r);
       f_owners = a;
     }
   }
@@ -48,8 +48,8 @@ function readDescribeDelegationTokenRequestV2(r: Reader): DescribeDelegationToke
     const n = r.compactArrayLength(3);
     if (n < 0) f_owners = null;
     else {
-      const a: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenRequestDescribeDelegationTokenOwnerV2(r));
+      const a: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenRequestDescribeDelegationTokenOwnerV2(r);
       f_owners = a;
     }
   }
@@ -163,8 +163,8 @@ function readDescribeDelegationTokenResponseV0(r: Reader): DescribeDelegationTok
     const n = r.arrayLength(38);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeDelegationTokenResponse: Tokens is null', r.pos);
     else {
-      const a: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenResponseDescribedDelegationTokenV0(r));
+      const a: DescribeDelegationTokenResponseDescribedDelegationToken[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenResponseDescribedDelegationTokenV0(r);
       f_tokens = a;
     }
   }
@@ -189,8 +189,8 @@ function readDescribeDelegationTokenResponseV2(r: Reader): DescribeDelegationTok
     const n = r.compactArrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeDelegationTokenResponse: Tokens is null', r.pos);
     else {
-      const a: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenResponseDescribedDelegationTokenV2(r));
+      const a: DescribeDelegationTokenResponseDescribedDelegationToken[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenResponseDescribedDelegationTokenV2(r);
       f_tokens = a;
     }
   }
@@ -217,8 +217,8 @@ function readDescribeDelegationTokenResponseV3(r: Reader): DescribeDelegationTok
     const n = r.compactArrayLength(32);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeDelegationTokenResponse: Tokens is null', r.pos);
     else {
-      const a: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenResponseDescribedDelegationTokenV3(r));
+      const a: DescribeDelegationTokenResponseDescribedDelegationToken[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenResponseDescribedDelegationTokenV3(r);
       f_tokens = a;
     }
   }
@@ -251,8 +251,8 @@ function readDescribeDelegationTokenResponseDescribedDelegationTokenV0(r: Reader
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeDelegationTokenResponse: Renewers is null', r.pos);
     else {
-      const a: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenResponseDescribedDelegationTokenRenewerV0(r));
+      const a: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenResponseDescribedDelegationTokenRenewerV0(r);
       f_renewers = a;
     }
   }
@@ -298,8 +298,8 @@ function readDescribeDelegationTokenResponseDescribedDelegationTokenV2(r: Reader
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeDelegationTokenResponse: Renewers is null', r.pos);
     else {
-      const a: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenResponseDescribedDelegationTokenRenewerV2(r));
+      const a: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenResponseDescribedDelegationTokenRenewerV2(r);
       f_renewers = a;
     }
   }
@@ -349,8 +349,8 @@ function readDescribeDelegationTokenResponseDescribedDelegationTokenV3(r: Reader
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeDelegationTokenResponse: Renewers is null', r.pos);
     else {
-      const a: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeDelegationTokenResponseDescribedDelegationTokenRenewerV2(r));
+      const a: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeDelegationTokenResponseDescribedDelegationTokenRenewerV2(r);
       f_renewers = a;
     }
   }

@@ -18,8 +18,8 @@ function readDescribeGroupsRequestV0(r: Reader): DescribeGroupsRequest {
     const n = r.arrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsRequest: Groups is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.string());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.string();
       f_groups = a;
     }
   }
@@ -40,8 +40,8 @@ function readDescribeGroupsRequestV3(r: Reader): DescribeGroupsRequest {
     const n = r.arrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsRequest: Groups is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.string());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.string();
       f_groups = a;
     }
   }
@@ -64,8 +64,8 @@ function readDescribeGroupsRequestV5(r: Reader): DescribeGroupsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsRequest: Groups is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_groups = a;
     }
   }
@@ -158,8 +158,8 @@ function readDescribeGroupsResponseV0(r: Reader): DescribeGroupsResponse {
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Groups is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupV0(r));
+      const a: DescribeGroupsResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupV0(r);
       f_groups = a;
     }
   }
@@ -181,8 +181,8 @@ function readDescribeGroupsResponseV1(r: Reader): DescribeGroupsResponse {
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Groups is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupV0(r));
+      const a: DescribeGroupsResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupV0(r);
       f_groups = a;
     }
   }
@@ -205,8 +205,8 @@ function readDescribeGroupsResponseV3(r: Reader): DescribeGroupsResponse {
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Groups is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupV3(r));
+      const a: DescribeGroupsResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupV3(r);
       f_groups = a;
     }
   }
@@ -229,8 +229,8 @@ function readDescribeGroupsResponseV4(r: Reader): DescribeGroupsResponse {
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Groups is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupV4(r));
+      const a: DescribeGroupsResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupV4(r);
       f_groups = a;
     }
   }
@@ -253,8 +253,8 @@ function readDescribeGroupsResponseV5(r: Reader): DescribeGroupsResponse {
     const n = r.compactArrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Groups is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupV5(r));
+      const a: DescribeGroupsResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupV5(r);
       f_groups = a;
     }
   }
@@ -283,8 +283,8 @@ function readDescribeGroupsResponseDescribedGroupV0(r: Reader): DescribeGroupsRe
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Members is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroupMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupMemberV0(r));
+      const a: DescribeGroupsResponseDescribedGroupMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupMemberV0(r);
       f_members = a;
     }
   }
@@ -323,8 +323,8 @@ function readDescribeGroupsResponseDescribedGroupV3(r: Reader): DescribeGroupsRe
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Members is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroupMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupMemberV0(r));
+      const a: DescribeGroupsResponseDescribedGroupMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupMemberV0(r);
       f_members = a;
     }
   }
@@ -365,8 +365,8 @@ function readDescribeGroupsResponseDescribedGroupV4(r: Reader): DescribeGroupsRe
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Members is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroupMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupMemberV4(r));
+      const a: DescribeGroupsResponseDescribedGroupMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupMemberV4(r);
       f_members = a;
     }
   }
@@ -407,8 +407,8 @@ function readDescribeGroupsResponseDescribedGroupV5(r: Reader): DescribeGroupsRe
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Members is null', r.pos);
     else {
-      const a: DescribeGroupsResponseDescribedGroupMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeGroupsResponseDescribedGroupMemberV5(r));
+      const a: DescribeGroupsResponseDescribedGroupMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupMemberV5(r);
       f_members = a;
     }
   }

@@ -23,8 +23,8 @@ function readDescribeLogDirsRequestV0(r: Reader): DescribeLogDirsRequest {
     const n = r.arrayLength(6);
     if (n < 0) f_topics = null;
     else {
-      const a: DescribeLogDirsRequestDescribableLogDirTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsRequestDescribableLogDirTopicV0(r));
+      const a: DescribeLogDirsRequestDescribableLogDirTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsRequestDescribableLogDirTopicV0(r);
       f_topics = a;
     }
   }
@@ -48,8 +48,8 @@ function readDescribeLogDirsRequestV2(r: Reader): DescribeLogDirsRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) f_topics = null;
     else {
-      const a: DescribeLogDirsRequestDescribableLogDirTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsRequestDescribableLogDirTopicV2(r));
+      const a: DescribeLogDirsRequestDescribableLogDirTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsRequestDescribableLogDirTopicV2(r);
       f_topics = a;
     }
   }
@@ -76,8 +76,8 @@ function readDescribeLogDirsRequestDescribableLogDirTopicV0(r: Reader): Describe
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -100,8 +100,8 @@ function readDescribeLogDirsRequestDescribableLogDirTopicV2(r: Reader): Describe
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -189,8 +189,8 @@ function readDescribeLogDirsResponseV0(r: Reader): DescribeLogDirsResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Results is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsResultV0(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsResultV0(r);
       f_results = a;
     }
   }
@@ -213,8 +213,8 @@ function readDescribeLogDirsResponseV2(r: Reader): DescribeLogDirsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Results is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsResultV2(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsResultV2(r);
       f_results = a;
     }
   }
@@ -240,8 +240,8 @@ function readDescribeLogDirsResponseV3(r: Reader): DescribeLogDirsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Results is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsResultV2(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsResultV2(r);
       f_results = a;
     }
   }
@@ -268,8 +268,8 @@ function readDescribeLogDirsResponseV4(r: Reader): DescribeLogDirsResponse {
     const n = r.compactArrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Results is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsResultV4(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsResultV4(r);
       f_results = a;
     }
   }
@@ -296,8 +296,8 @@ function readDescribeLogDirsResponseDescribeLogDirsResultV0(r: Reader): Describe
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Topics is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsTopicV0(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsTopicV0(r);
       f_topics = a;
     }
   }
@@ -328,8 +328,8 @@ function readDescribeLogDirsResponseDescribeLogDirsResultV2(r: Reader): Describe
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Topics is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsTopicV2(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsTopicV2(r);
       f_topics = a;
     }
   }
@@ -362,8 +362,8 @@ function readDescribeLogDirsResponseDescribeLogDirsResultV4(r: Reader): Describe
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Topics is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsTopicV2(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsTopicV2(r);
       f_topics = a;
     }
   }
@@ -399,8 +399,8 @@ function readDescribeLogDirsResponseDescribeLogDirsTopicV0(r: Reader): DescribeL
     const n = r.arrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsPartitionV0(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -423,8 +423,8 @@ function readDescribeLogDirsResponseDescribeLogDirsTopicV2(r: Reader): DescribeL
     const n = r.compactArrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeLogDirsResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeLogDirsResponseDescribeLogDirsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeLogDirsResponseDescribeLogDirsPartitionV2(r));
+      const a: DescribeLogDirsResponseDescribeLogDirsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeLogDirsResponseDescribeLogDirsPartitionV2(r);
       f_partitions = a;
     }
   }

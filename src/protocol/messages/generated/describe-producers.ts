@@ -22,8 +22,8 @@ function readDescribeProducersRequestV0(r: Reader): DescribeProducersRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeProducersRequest: Topics is null', r.pos);
     else {
-      const a: DescribeProducersRequestTopicRequest[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeProducersRequestTopicRequestV0(r));
+      const a: DescribeProducersRequestTopicRequest[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeProducersRequestTopicRequestV0(r);
       f_topics = a;
     }
   }
@@ -47,8 +47,8 @@ function readDescribeProducersRequestTopicRequestV0(r: Reader): DescribeProducer
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeProducersRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -125,8 +125,8 @@ function readDescribeProducersResponseV0(r: Reader): DescribeProducersResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeProducersResponse: Topics is null', r.pos);
     else {
-      const a: DescribeProducersResponseTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeProducersResponseTopicResponseV0(r));
+      const a: DescribeProducersResponseTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeProducersResponseTopicResponseV0(r);
       f_topics = a;
     }
   }
@@ -151,8 +151,8 @@ function readDescribeProducersResponseTopicResponseV0(r: Reader): DescribeProduc
     const n = r.compactArrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeProducersResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeProducersResponsePartitionResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeProducersResponsePartitionResponseV0(r));
+      const a: DescribeProducersResponsePartitionResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeProducersResponsePartitionResponseV0(r);
       f_partitions = a;
     }
   }
@@ -179,8 +179,8 @@ function readDescribeProducersResponsePartitionResponseV0(r: Reader): DescribePr
     const n = r.compactArrayLength(37);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeProducersResponse: ActiveProducers is null', r.pos);
     else {
-      const a: DescribeProducersResponseProducerState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeProducersResponseProducerStateV0(r));
+      const a: DescribeProducersResponseProducerState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeProducersResponseProducerStateV0(r);
       f_activeProducers = a;
     }
   }

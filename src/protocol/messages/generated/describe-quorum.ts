@@ -26,8 +26,8 @@ function readDescribeQuorumRequestV0(r: Reader): DescribeQuorumRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumRequest: Topics is null', r.pos);
     else {
-      const a: DescribeQuorumRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumRequestTopicDataV0(r));
+      const a: DescribeQuorumRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumRequestTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -51,8 +51,8 @@ function readDescribeQuorumRequestTopicDataV0(r: Reader): DescribeQuorumRequestT
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumRequest: Partitions is null', r.pos);
     else {
-      const a: DescribeQuorumRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumRequestPartitionDataV0(r));
+      const a: DescribeQuorumRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -164,8 +164,8 @@ function readDescribeQuorumResponseV0(r: Reader): DescribeQuorumResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Topics is null', r.pos);
     else {
-      const a: DescribeQuorumResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseTopicDataV0(r));
+      const a: DescribeQuorumResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -190,8 +190,8 @@ function readDescribeQuorumResponseV1(r: Reader): DescribeQuorumResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Topics is null', r.pos);
     else {
-      const a: DescribeQuorumResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseTopicDataV1(r));
+      const a: DescribeQuorumResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -217,8 +217,8 @@ function readDescribeQuorumResponseV2(r: Reader): DescribeQuorumResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Topics is null', r.pos);
     else {
-      const a: DescribeQuorumResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseTopicDataV2(r));
+      const a: DescribeQuorumResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseTopicDataV2(r);
       f_topics = a;
     }
   }
@@ -227,8 +227,8 @@ function readDescribeQuorumResponseV2(r: Reader): DescribeQuorumResponse {
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Nodes is null', r.pos);
     else {
-      const a: DescribeQuorumResponseNode[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseNodeV2(r));
+      const a: DescribeQuorumResponseNode[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseNodeV2(r);
       f_nodes = a;
     }
   }
@@ -259,8 +259,8 @@ function readDescribeQuorumResponseTopicDataV0(r: Reader): DescribeQuorumRespons
     const n = r.compactArrayLength(25);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeQuorumResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponsePartitionDataV0(r));
+      const a: DescribeQuorumResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -285,8 +285,8 @@ function readDescribeQuorumResponseTopicDataV1(r: Reader): DescribeQuorumRespons
     const n = r.compactArrayLength(25);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeQuorumResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponsePartitionDataV1(r));
+      const a: DescribeQuorumResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponsePartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -311,8 +311,8 @@ function readDescribeQuorumResponseTopicDataV2(r: Reader): DescribeQuorumRespons
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeQuorumResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponsePartitionDataV2(r));
+      const a: DescribeQuorumResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponsePartitionDataV2(r);
       f_partitions = a;
     }
   }
@@ -341,8 +341,8 @@ function readDescribeQuorumResponsePartitionDataV0(r: Reader): DescribeQuorumRes
     const n = r.compactArrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: CurrentVoters is null', r.pos);
     else {
-      const a: DescribeQuorumResponseReplicaState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseReplicaStateV0(r));
+      const a: DescribeQuorumResponseReplicaState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseReplicaStateV0(r);
       f_currentVoters = a;
     }
   }
@@ -351,8 +351,8 @@ function readDescribeQuorumResponsePartitionDataV0(r: Reader): DescribeQuorumRes
     const n = r.compactArrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Observers is null', r.pos);
     else {
-      const a: DescribeQuorumResponseReplicaState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseReplicaStateV0(r));
+      const a: DescribeQuorumResponseReplicaState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseReplicaStateV0(r);
       f_observers = a;
     }
   }
@@ -399,8 +399,8 @@ function readDescribeQuorumResponsePartitionDataV1(r: Reader): DescribeQuorumRes
     const n = r.compactArrayLength(29);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: CurrentVoters is null', r.pos);
     else {
-      const a: DescribeQuorumResponseReplicaState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseReplicaStateV1(r));
+      const a: DescribeQuorumResponseReplicaState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseReplicaStateV1(r);
       f_currentVoters = a;
     }
   }
@@ -409,8 +409,8 @@ function readDescribeQuorumResponsePartitionDataV1(r: Reader): DescribeQuorumRes
     const n = r.compactArrayLength(29);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Observers is null', r.pos);
     else {
-      const a: DescribeQuorumResponseReplicaState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseReplicaStateV1(r));
+      const a: DescribeQuorumResponseReplicaState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseReplicaStateV1(r);
       f_observers = a;
     }
   }
@@ -458,8 +458,8 @@ function readDescribeQuorumResponsePartitionDataV2(r: Reader): DescribeQuorumRes
     const n = r.compactArrayLength(45);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: CurrentVoters is null', r.pos);
     else {
-      const a: DescribeQuorumResponseReplicaState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseReplicaStateV2(r));
+      const a: DescribeQuorumResponseReplicaState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseReplicaStateV2(r);
       f_currentVoters = a;
     }
   }
@@ -468,8 +468,8 @@ function readDescribeQuorumResponsePartitionDataV2(r: Reader): DescribeQuorumRes
     const n = r.compactArrayLength(45);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Observers is null', r.pos);
     else {
-      const a: DescribeQuorumResponseReplicaState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseReplicaStateV2(r));
+      const a: DescribeQuorumResponseReplicaState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseReplicaStateV2(r);
       f_observers = a;
     }
   }
@@ -513,8 +513,8 @@ function readDescribeQuorumResponseNodeV2(r: Reader): DescribeQuorumResponseNode
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeQuorumResponse: Listeners is null', r.pos);
     else {
-      const a: DescribeQuorumResponseListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeQuorumResponseListenerV2(r));
+      const a: DescribeQuorumResponseListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeQuorumResponseListenerV2(r);
       f_listeners = a;
     }
   }

@@ -44,8 +44,8 @@ function readDescribeTopicPartitionsRequestV0(r: Reader): DescribeTopicPartition
     const n = r.compactArrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTopicPartitionsRequest: Topics is null', r.pos);
     else {
-      const a: DescribeTopicPartitionsRequestTopicRequest[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeTopicPartitionsRequestTopicRequestV0(r));
+      const a: DescribeTopicPartitionsRequestTopicRequest[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeTopicPartitionsRequestTopicRequestV0(r);
       f_topics = a;
     }
   }
@@ -180,8 +180,8 @@ function readDescribeTopicPartitionsResponseV0(r: Reader): DescribeTopicPartitio
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTopicPartitionsResponse: Topics is null', r.pos);
     else {
-      const a: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicV0(r));
+      const a: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -211,8 +211,8 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTopicPartitionsResponse: Partitions is null', r.pos);
     else {
-      const a: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartitionV0(r));
+      const a: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -252,8 +252,8 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTopicPartitionsResponse: ReplicaNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicaNodes = a;
     }
   }
@@ -262,8 +262,8 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTopicPartitionsResponse: IsrNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isrNodes = a;
     }
   }
@@ -272,8 +272,8 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
     const n = r.compactArrayLength(4);
     if (n < 0) f_eligibleLeaderReplicas = null;
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_eligibleLeaderReplicas = a;
     }
   }
@@ -282,8 +282,8 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
     const n = r.compactArrayLength(4);
     if (n < 0) f_lastKnownElr = null;
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_lastKnownElr = a;
     }
   }
@@ -292,8 +292,8 @@ function readDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseParti
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTopicPartitionsResponse: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }

@@ -16,8 +16,8 @@ function readDescribeTransactionsRequestV0(r: Reader): DescribeTransactionsReque
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTransactionsRequest: TransactionalIds is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_transactionalIds = a;
     }
   }
@@ -83,8 +83,8 @@ function readDescribeTransactionsResponseV0(r: Reader): DescribeTransactionsResp
     const n = r.compactArrayLength(28);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTransactionsResponse: TransactionStates is null', r.pos);
     else {
-      const a: DescribeTransactionsResponseTransactionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeTransactionsResponseTransactionStateV0(r));
+      const a: DescribeTransactionsResponseTransactionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeTransactionsResponseTransactionStateV0(r);
       f_transactionStates = a;
     }
   }
@@ -115,8 +115,8 @@ function readDescribeTransactionsResponseTransactionStateV0(r: Reader): Describe
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTransactionsResponse: Topics is null', r.pos);
     else {
-      const a: DescribeTransactionsResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeTransactionsResponseTopicDataV0(r));
+      const a: DescribeTransactionsResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeTransactionsResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -156,8 +156,8 @@ function readDescribeTransactionsResponseTopicDataV0(r: Reader): DescribeTransac
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeTransactionsResponse: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }

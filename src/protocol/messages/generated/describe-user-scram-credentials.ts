@@ -21,8 +21,8 @@ function readDescribeUserScramCredentialsRequestV0(r: Reader): DescribeUserScram
     const n = r.compactArrayLength(2);
     if (n < 0) f_users = null;
     else {
-      const a: DescribeUserScramCredentialsRequestUserName[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeUserScramCredentialsRequestUserNameV0(r));
+      const a: DescribeUserScramCredentialsRequestUserName[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeUserScramCredentialsRequestUserNameV0(r);
       f_users = a;
     }
   }
@@ -110,8 +110,8 @@ function readDescribeUserScramCredentialsResponseV0(r: Reader): DescribeUserScra
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeUserScramCredentialsResponse: Results is null', r.pos);
     else {
-      const a: DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResultV0(r));
+      const a: DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResultV0(r);
       f_results = a;
     }
   }
@@ -145,8 +145,8 @@ function readDescribeUserScramCredentialsResponseDescribeUserScramCredentialsRes
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeUserScramCredentialsResponse: CredentialInfos is null', r.pos);
     else {
-      const a: DescribeUserScramCredentialsResponseCredentialInfo[] = [];
-      for (let i = 0; i < n; i++) a.push(readDescribeUserScramCredentialsResponseCredentialInfoV0(r));
+      const a: DescribeUserScramCredentialsResponseCredentialInfo[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeUserScramCredentialsResponseCredentialInfoV0(r);
       f_credentialInfos = a;
     }
   }

@@ -27,8 +27,8 @@ function readElectLeadersRequestV0(r: Reader): ElectLeadersRequest {
     const n = r.arrayLength(6);
     if (n < 0) f_topicPartitions = null;
     else {
-      const a: ElectLeadersRequestTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersRequestTopicPartitionsV0(r));
+      const a: ElectLeadersRequestTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersRequestTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }
@@ -55,8 +55,8 @@ function readElectLeadersRequestV1(r: Reader): ElectLeadersRequest {
     const n = r.arrayLength(6);
     if (n < 0) f_topicPartitions = null;
     else {
-      const a: ElectLeadersRequestTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersRequestTopicPartitionsV0(r));
+      const a: ElectLeadersRequestTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersRequestTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }
@@ -84,8 +84,8 @@ function readElectLeadersRequestV2(r: Reader): ElectLeadersRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) f_topicPartitions = null;
     else {
-      const a: ElectLeadersRequestTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersRequestTopicPartitionsV2(r));
+      const a: ElectLeadersRequestTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersRequestTopicPartitionsV2(r);
       f_topicPartitions = a;
     }
   }
@@ -115,8 +115,8 @@ function readElectLeadersRequestTopicPartitionsV0(r: Reader): ElectLeadersReques
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -139,8 +139,8 @@ function readElectLeadersRequestTopicPartitionsV2(r: Reader): ElectLeadersReques
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -219,8 +219,8 @@ function readElectLeadersResponseV0(r: Reader): ElectLeadersResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersResponse: ReplicaElectionResults is null', r.pos);
     else {
-      const a: ElectLeadersResponseReplicaElectionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersResponseReplicaElectionResultV0(r));
+      const a: ElectLeadersResponseReplicaElectionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersResponseReplicaElectionResultV0(r);
       f_replicaElectionResults = a;
     }
   }
@@ -248,8 +248,8 @@ function readElectLeadersResponseV1(r: Reader): ElectLeadersResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersResponse: ReplicaElectionResults is null', r.pos);
     else {
-      const a: ElectLeadersResponseReplicaElectionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersResponseReplicaElectionResultV0(r));
+      const a: ElectLeadersResponseReplicaElectionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersResponseReplicaElectionResultV0(r);
       f_replicaElectionResults = a;
     }
   }
@@ -278,8 +278,8 @@ function readElectLeadersResponseV2(r: Reader): ElectLeadersResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersResponse: ReplicaElectionResults is null', r.pos);
     else {
-      const a: ElectLeadersResponseReplicaElectionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersResponseReplicaElectionResultV2(r));
+      const a: ElectLeadersResponseReplicaElectionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersResponseReplicaElectionResultV2(r);
       f_replicaElectionResults = a;
     }
   }
@@ -309,8 +309,8 @@ function readElectLeadersResponseReplicaElectionResultV0(r: Reader): ElectLeader
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersResponse: PartitionResult is null', r.pos);
     else {
-      const a: ElectLeadersResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersResponsePartitionResultV0(r));
+      const a: ElectLeadersResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersResponsePartitionResultV0(r);
       f_partitionResult = a;
     }
   }
@@ -333,8 +333,8 @@ function readElectLeadersResponseReplicaElectionResultV2(r: Reader): ElectLeader
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ElectLeadersResponse: PartitionResult is null', r.pos);
     else {
-      const a: ElectLeadersResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readElectLeadersResponsePartitionResultV2(r));
+      const a: ElectLeadersResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readElectLeadersResponsePartitionResultV2(r);
       f_partitionResult = a;
     }
   }

@@ -52,8 +52,8 @@ function readEndQuorumEpochRequestV0(r: Reader): EndQuorumEpochRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: Topics is null', r.pos);
     else {
-      const a: EndQuorumEpochRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochRequestTopicDataV0(r));
+      const a: EndQuorumEpochRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochRequestTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -76,8 +76,8 @@ function readEndQuorumEpochRequestV1(r: Reader): EndQuorumEpochRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: Topics is null', r.pos);
     else {
-      const a: EndQuorumEpochRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochRequestTopicDataV1(r));
+      const a: EndQuorumEpochRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochRequestTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -86,8 +86,8 @@ function readEndQuorumEpochRequestV1(r: Reader): EndQuorumEpochRequest {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: LeaderEndpoints is null', r.pos);
     else {
-      const a: EndQuorumEpochRequestLeaderEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochRequestLeaderEndpointV1(r));
+      const a: EndQuorumEpochRequestLeaderEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochRequestLeaderEndpointV1(r);
       f_leaderEndpoints = a;
     }
   }
@@ -117,8 +117,8 @@ function readEndQuorumEpochRequestTopicDataV0(r: Reader): EndQuorumEpochRequestT
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: Partitions is null', r.pos);
     else {
-      const a: EndQuorumEpochRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochRequestPartitionDataV0(r));
+      const a: EndQuorumEpochRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -141,8 +141,8 @@ function readEndQuorumEpochRequestTopicDataV1(r: Reader): EndQuorumEpochRequestT
     const n = r.compactArrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: Partitions is null', r.pos);
     else {
-      const a: EndQuorumEpochRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochRequestPartitionDataV1(r));
+      const a: EndQuorumEpochRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochRequestPartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -169,8 +169,8 @@ function readEndQuorumEpochRequestPartitionDataV0(r: Reader): EndQuorumEpochRequ
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: PreferredSuccessors is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_preferredSuccessors = a;
     }
   }
@@ -203,8 +203,8 @@ function readEndQuorumEpochRequestPartitionDataV1(r: Reader): EndQuorumEpochRequ
     const n = r.compactArrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochRequest: PreferredCandidates is null', r.pos);
     else {
-      const a: EndQuorumEpochRequestReplicaInfo[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochRequestReplicaInfoV1(r));
+      const a: EndQuorumEpochRequestReplicaInfo[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochRequestReplicaInfoV1(r);
       f_preferredCandidates = a;
     }
   }
@@ -322,8 +322,8 @@ function readEndQuorumEpochResponseV0(r: Reader): EndQuorumEpochResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochResponse: Topics is null', r.pos);
     else {
-      const a: EndQuorumEpochResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochResponseTopicDataV0(r));
+      const a: EndQuorumEpochResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -346,8 +346,8 @@ function readEndQuorumEpochResponseV1(r: Reader): EndQuorumEpochResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochResponse: Topics is null', r.pos);
     else {
-      const a: EndQuorumEpochResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochResponseTopicDataV1(r));
+      const a: EndQuorumEpochResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochResponseTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -363,8 +363,8 @@ function readEndQuorumEpochResponseV1(r: Reader): EndQuorumEpochResponse {
           const n = r.compactArrayLength(8);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochResponse: NodeEndpoints is null', r.pos);
           else {
-            const a: EndQuorumEpochResponseNodeEndpoint[] = [];
-            for (let i = 0; i < n; i++) a.push(readEndQuorumEpochResponseNodeEndpointV1(r));
+            const a: EndQuorumEpochResponseNodeEndpoint[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochResponseNodeEndpointV1(r);
             f_nodeEndpoints = a;
           }
         }
@@ -406,8 +406,8 @@ function readEndQuorumEpochResponseTopicDataV0(r: Reader): EndQuorumEpochRespons
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochResponse: Partitions is null', r.pos);
     else {
-      const a: EndQuorumEpochResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochResponsePartitionDataV0(r));
+      const a: EndQuorumEpochResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -430,8 +430,8 @@ function readEndQuorumEpochResponseTopicDataV1(r: Reader): EndQuorumEpochRespons
     const n = r.compactArrayLength(15);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'EndQuorumEpochResponse: Partitions is null', r.pos);
     else {
-      const a: EndQuorumEpochResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readEndQuorumEpochResponsePartitionDataV1(r));
+      const a: EndQuorumEpochResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readEndQuorumEpochResponsePartitionDataV1(r);
       f_partitions = a;
     }
   }

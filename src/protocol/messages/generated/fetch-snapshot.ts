@@ -62,8 +62,8 @@ function readFetchSnapshotRequestV0(r: Reader): FetchSnapshotRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotRequest: Topics is null', r.pos);
     else {
-      const a: FetchSnapshotRequestTopicSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotRequestTopicSnapshotV0(r));
+      const a: FetchSnapshotRequestTopicSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotRequestTopicSnapshotV0(r);
       f_topics = a;
     }
   }
@@ -112,8 +112,8 @@ function readFetchSnapshotRequestV1(r: Reader): FetchSnapshotRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotRequest: Topics is null', r.pos);
     else {
-      const a: FetchSnapshotRequestTopicSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotRequestTopicSnapshotV1(r));
+      const a: FetchSnapshotRequestTopicSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotRequestTopicSnapshotV1(r);
       f_topics = a;
     }
   }
@@ -160,8 +160,8 @@ function readFetchSnapshotRequestTopicSnapshotV0(r: Reader): FetchSnapshotReques
     const n = r.compactArrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotRequest: Partitions is null', r.pos);
     else {
-      const a: FetchSnapshotRequestPartitionSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotRequestPartitionSnapshotV0(r));
+      const a: FetchSnapshotRequestPartitionSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotRequestPartitionSnapshotV0(r);
       f_partitions = a;
     }
   }
@@ -186,8 +186,8 @@ function readFetchSnapshotRequestTopicSnapshotV1(r: Reader): FetchSnapshotReques
     const n = r.compactArrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotRequest: Partitions is null', r.pos);
     else {
-      const a: FetchSnapshotRequestPartitionSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotRequestPartitionSnapshotV1(r));
+      const a: FetchSnapshotRequestPartitionSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotRequestPartitionSnapshotV1(r);
       f_partitions = a;
     }
   }
@@ -397,8 +397,8 @@ function readFetchSnapshotResponseV0(r: Reader): FetchSnapshotResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotResponse: Topics is null', r.pos);
     else {
-      const a: FetchSnapshotResponseTopicSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotResponseTopicSnapshotV0(r));
+      const a: FetchSnapshotResponseTopicSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotResponseTopicSnapshotV0(r);
       f_topics = a;
     }
   }
@@ -430,8 +430,8 @@ function readFetchSnapshotResponseV1(r: Reader): FetchSnapshotResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotResponse: Topics is null', r.pos);
     else {
-      const a: FetchSnapshotResponseTopicSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotResponseTopicSnapshotV0(r));
+      const a: FetchSnapshotResponseTopicSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotResponseTopicSnapshotV0(r);
       f_topics = a;
     }
   }
@@ -447,8 +447,8 @@ function readFetchSnapshotResponseV1(r: Reader): FetchSnapshotResponse {
           const n = r.compactArrayLength(8);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotResponse: NodeEndpoints is null', r.pos);
           else {
-            const a: FetchSnapshotResponseNodeEndpoint[] = [];
-            for (let i = 0; i < n; i++) a.push(readFetchSnapshotResponseNodeEndpointV1(r));
+            const a: FetchSnapshotResponseNodeEndpoint[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readFetchSnapshotResponseNodeEndpointV1(r);
             f_nodeEndpoints = a;
           }
         }
@@ -496,8 +496,8 @@ function readFetchSnapshotResponseTopicSnapshotV0(r: Reader): FetchSnapshotRespo
     const n = r.compactArrayLength(37);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchSnapshotResponse: Partitions is null', r.pos);
     else {
-      const a: FetchSnapshotResponsePartitionSnapshot[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchSnapshotResponsePartitionSnapshotV0(r));
+      const a: FetchSnapshotResponsePartitionSnapshot[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchSnapshotResponsePartitionSnapshotV0(r);
       f_partitions = a;
     }
   }

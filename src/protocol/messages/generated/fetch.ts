@@ -94,8 +94,8 @@ function readFetchRequestV0(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV0(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV0(r);
       f_topics = a;
     }
   }
@@ -136,8 +136,8 @@ function readFetchRequestV3(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV0(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV0(r);
       f_topics = a;
     }
   }
@@ -180,8 +180,8 @@ function readFetchRequestV4(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV0(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV0(r);
       f_topics = a;
     }
   }
@@ -225,8 +225,8 @@ function readFetchRequestV5(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV5(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV5(r);
       f_topics = a;
     }
   }
@@ -272,8 +272,8 @@ function readFetchRequestV7(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV5(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV5(r);
       f_topics = a;
     }
   }
@@ -282,8 +282,8 @@ function readFetchRequestV7(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV7(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV7(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -336,8 +336,8 @@ function readFetchRequestV9(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV9(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV9(r);
       f_topics = a;
     }
   }
@@ -346,8 +346,8 @@ function readFetchRequestV9(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV7(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV7(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -400,8 +400,8 @@ function readFetchRequestV11(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV9(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV9(r);
       f_topics = a;
     }
   }
@@ -410,8 +410,8 @@ function readFetchRequestV11(r: Reader): FetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV7(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV7(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -467,8 +467,8 @@ function readFetchRequestV12(r: Reader): FetchRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV12(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV12(r);
       f_topics = a;
     }
   }
@@ -477,8 +477,8 @@ function readFetchRequestV12(r: Reader): FetchRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV12(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV12(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -557,8 +557,8 @@ function readFetchRequestV13(r: Reader): FetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV13(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV13(r);
       f_topics = a;
     }
   }
@@ -567,8 +567,8 @@ function readFetchRequestV13(r: Reader): FetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV13(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV13(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -647,8 +647,8 @@ function readFetchRequestV15(r: Reader): FetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV13(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV13(r);
       f_topics = a;
     }
   }
@@ -657,8 +657,8 @@ function readFetchRequestV15(r: Reader): FetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV13(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV13(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -748,8 +748,8 @@ function readFetchRequestV17(r: Reader): FetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Topics is null', r.pos);
     else {
-      const a: FetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchTopicV17(r));
+      const a: FetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchTopicV17(r);
       f_topics = a;
     }
   }
@@ -758,8 +758,8 @@ function readFetchRequestV17(r: Reader): FetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: FetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestForgottenTopicV13(r));
+      const a: FetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestForgottenTopicV13(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -855,8 +855,8 @@ function readFetchRequestFetchTopicV0(r: Reader): FetchRequestFetchTopic {
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: FetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchPartitionV0(r));
+      const a: FetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -879,8 +879,8 @@ function readFetchRequestFetchTopicV5(r: Reader): FetchRequestFetchTopic {
     const n = r.arrayLength(24);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: FetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchPartitionV5(r));
+      const a: FetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchPartitionV5(r);
       f_partitions = a;
     }
   }
@@ -903,8 +903,8 @@ function readFetchRequestFetchTopicV9(r: Reader): FetchRequestFetchTopic {
     const n = r.arrayLength(28);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: FetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchPartitionV9(r));
+      const a: FetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchPartitionV9(r);
       f_partitions = a;
     }
   }
@@ -927,8 +927,8 @@ function readFetchRequestFetchTopicV12(r: Reader): FetchRequestFetchTopic {
     const n = r.compactArrayLength(33);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: FetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchPartitionV12(r));
+      const a: FetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchPartitionV12(r);
       f_partitions = a;
     }
   }
@@ -953,8 +953,8 @@ function readFetchRequestFetchTopicV13(r: Reader): FetchRequestFetchTopic {
     const n = r.compactArrayLength(33);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: FetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchPartitionV12(r));
+      const a: FetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchPartitionV12(r);
       f_partitions = a;
     }
   }
@@ -979,8 +979,8 @@ function readFetchRequestFetchTopicV17(r: Reader): FetchRequestFetchTopic {
     const n = r.compactArrayLength(33);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: FetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchRequestFetchPartitionV17(r));
+      const a: FetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchRequestFetchPartitionV17(r);
       f_partitions = a;
     }
   }
@@ -1154,8 +1154,8 @@ function readFetchRequestForgottenTopicV7(r: Reader): FetchRequestForgottenTopic
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -1178,8 +1178,8 @@ function readFetchRequestForgottenTopicV12(r: Reader): FetchRequestForgottenTopi
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -1204,8 +1204,8 @@ function readFetchRequestForgottenTopicV13(r: Reader): FetchRequestForgottenTopi
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -1415,8 +1415,8 @@ function readFetchResponseV0(r: Reader): FetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV0(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV0(r);
       f_responses = a;
     }
   }
@@ -1438,8 +1438,8 @@ function readFetchResponseV1(r: Reader): FetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV0(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV0(r);
       f_responses = a;
     }
   }
@@ -1468,8 +1468,8 @@ function readFetchResponseV4(r: Reader): FetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV4(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV4(r);
       f_responses = a;
     }
   }
@@ -1498,8 +1498,8 @@ function readFetchResponseV5(r: Reader): FetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV5(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV5(r);
       f_responses = a;
     }
   }
@@ -1530,8 +1530,8 @@ function readFetchResponseV7(r: Reader): FetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV5(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV5(r);
       f_responses = a;
     }
   }
@@ -1564,8 +1564,8 @@ function readFetchResponseV11(r: Reader): FetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV11(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV11(r);
       f_responses = a;
     }
   }
@@ -1598,8 +1598,8 @@ function readFetchResponseV12(r: Reader): FetchResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV12(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV12(r);
       f_responses = a;
     }
   }
@@ -1634,8 +1634,8 @@ function readFetchResponseV13(r: Reader): FetchResponse {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV13(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV13(r);
       f_responses = a;
     }
   }
@@ -1670,8 +1670,8 @@ function readFetchResponseV16(r: Reader): FetchResponse {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Responses is null', r.pos);
     else {
-      const a: FetchResponseFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseFetchableTopicResponseV13(r));
+      const a: FetchResponseFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseFetchableTopicResponseV13(r);
       f_responses = a;
     }
   }
@@ -1687,8 +1687,8 @@ function readFetchResponseV16(r: Reader): FetchResponse {
           const n = r.compactArrayLength(11);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: NodeEndpoints is null', r.pos);
           else {
-            const a: FetchResponseNodeEndpoint[] = [];
-            for (let i = 0; i < n; i++) a.push(readFetchResponseNodeEndpointV16(r));
+            const a: FetchResponseNodeEndpoint[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readFetchResponseNodeEndpointV16(r);
             f_nodeEndpoints = a;
           }
         }
@@ -1738,8 +1738,8 @@ function readFetchResponseFetchableTopicResponseV0(r: Reader): FetchResponseFetc
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Partitions is null', r.pos);
     else {
-      const a: FetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponsePartitionDataV0(r));
+      const a: FetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -1762,8 +1762,8 @@ function readFetchResponseFetchableTopicResponseV4(r: Reader): FetchResponseFetc
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Partitions is null', r.pos);
     else {
-      const a: FetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponsePartitionDataV4(r));
+      const a: FetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponsePartitionDataV4(r);
       f_partitions = a;
     }
   }
@@ -1786,8 +1786,8 @@ function readFetchResponseFetchableTopicResponseV5(r: Reader): FetchResponseFetc
     const n = r.arrayLength(38);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Partitions is null', r.pos);
     else {
-      const a: FetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponsePartitionDataV5(r));
+      const a: FetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponsePartitionDataV5(r);
       f_partitions = a;
     }
   }
@@ -1810,8 +1810,8 @@ function readFetchResponseFetchableTopicResponseV11(r: Reader): FetchResponseFet
     const n = r.arrayLength(42);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Partitions is null', r.pos);
     else {
-      const a: FetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponsePartitionDataV11(r));
+      const a: FetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponsePartitionDataV11(r);
       f_partitions = a;
     }
   }
@@ -1834,8 +1834,8 @@ function readFetchResponseFetchableTopicResponseV12(r: Reader): FetchResponseFet
     const n = r.compactArrayLength(37);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Partitions is null', r.pos);
     else {
-      const a: FetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponsePartitionDataV12(r));
+      const a: FetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponsePartitionDataV12(r);
       f_partitions = a;
     }
   }
@@ -1860,8 +1860,8 @@ function readFetchResponseFetchableTopicResponseV13(r: Reader): FetchResponseFet
     const n = r.compactArrayLength(37);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FetchResponse: Partitions is null', r.pos);
     else {
-      const a: FetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponsePartitionDataV12(r));
+      const a: FetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponsePartitionDataV12(r);
       f_partitions = a;
     }
   }
@@ -1916,8 +1916,8 @@ function readFetchResponsePartitionDataV4(r: Reader): FetchResponsePartitionData
     const n = r.arrayLength(16);
     if (n < 0) f_abortedTransactions = null;
     else {
-      const a: FetchResponseAbortedTransaction[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseAbortedTransactionV4(r));
+      const a: FetchResponseAbortedTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransactionV4(r);
       f_abortedTransactions = a;
     }
   }
@@ -1964,8 +1964,8 @@ function readFetchResponsePartitionDataV5(r: Reader): FetchResponsePartitionData
     const n = r.arrayLength(16);
     if (n < 0) f_abortedTransactions = null;
     else {
-      const a: FetchResponseAbortedTransaction[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseAbortedTransactionV4(r));
+      const a: FetchResponseAbortedTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransactionV4(r);
       f_abortedTransactions = a;
     }
   }
@@ -2013,8 +2013,8 @@ function readFetchResponsePartitionDataV11(r: Reader): FetchResponsePartitionDat
     const n = r.arrayLength(16);
     if (n < 0) f_abortedTransactions = null;
     else {
-      const a: FetchResponseAbortedTransaction[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseAbortedTransactionV4(r));
+      const a: FetchResponseAbortedTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransactionV4(r);
       f_abortedTransactions = a;
     }
   }
@@ -2067,8 +2067,8 @@ function readFetchResponsePartitionDataV12(r: Reader): FetchResponsePartitionDat
     const n = r.compactArrayLength(17);
     if (n < 0) f_abortedTransactions = null;
     else {
-      const a: FetchResponseAbortedTransaction[] = [];
-      for (let i = 0; i < n; i++) a.push(readFetchResponseAbortedTransactionV12(r));
+      const a: FetchResponseAbortedTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransactionV12(r);
       f_abortedTransactions = a;
     }
   }

@@ -54,8 +54,8 @@ function readFindCoordinatorRequestV4(r: Reader): FindCoordinatorRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FindCoordinatorRequest: CoordinatorKeys is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_coordinatorKeys = a;
     }
   }
@@ -225,8 +225,8 @@ function readFindCoordinatorResponseV4(r: Reader): FindCoordinatorResponse {
     const n = r.compactArrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'FindCoordinatorResponse: Coordinators is null', r.pos);
     else {
-      const a: FindCoordinatorResponseCoordinator[] = [];
-      for (let i = 0; i < n; i++) a.push(readFindCoordinatorResponseCoordinatorV4(r));
+      const a: FindCoordinatorResponseCoordinator[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFindCoordinatorResponseCoordinatorV4(r);
       f_coordinators = a;
     }
   }

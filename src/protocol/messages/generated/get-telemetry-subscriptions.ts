@@ -71,8 +71,8 @@ function readGetTelemetrySubscriptionsResponseV0(r: Reader): GetTelemetrySubscri
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'GetTelemetrySubscriptionsResponse: AcceptedCompressionTypes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int8());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int8();
       f_acceptedCompressionTypes = a;
     }
   }
@@ -84,8 +84,8 @@ function readGetTelemetrySubscriptionsResponseV0(r: Reader): GetTelemetrySubscri
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'GetTelemetrySubscriptionsResponse: RequestedMetrics is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_requestedMetrics = a;
     }
   }

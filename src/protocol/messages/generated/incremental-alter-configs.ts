@@ -36,8 +36,8 @@ function readIncrementalAlterConfigsRequestV0(r: Reader): IncrementalAlterConfig
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'IncrementalAlterConfigsRequest: Resources is null', r.pos);
     else {
-      const a: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestAlterConfigsResourceV0(r));
+      const a: IncrementalAlterConfigsRequestAlterConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readIncrementalAlterConfigsRequestAlterConfigsResourceV0(r);
       f_resources = a;
     }
   }
@@ -60,8 +60,8 @@ function readIncrementalAlterConfigsRequestV1(r: Reader): IncrementalAlterConfig
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'IncrementalAlterConfigsRequest: Resources is null', r.pos);
     else {
-      const a: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestAlterConfigsResourceV1(r));
+      const a: IncrementalAlterConfigsRequestAlterConfigsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readIncrementalAlterConfigsRequestAlterConfigsResourceV1(r);
       f_resources = a;
     }
   }
@@ -88,8 +88,8 @@ function readIncrementalAlterConfigsRequestAlterConfigsResourceV0(r: Reader): In
     const n = r.arrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'IncrementalAlterConfigsRequest: Configs is null', r.pos);
     else {
-      const a: IncrementalAlterConfigsRequestAlterableConfig[] = [];
-      for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestAlterableConfigV0(r));
+      const a: IncrementalAlterConfigsRequestAlterableConfig[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readIncrementalAlterConfigsRequestAlterableConfigV0(r);
       f_configs = a;
     }
   }
@@ -114,8 +114,8 @@ function readIncrementalAlterConfigsRequestAlterConfigsResourceV1(r: Reader): In
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'IncrementalAlterConfigsRequest: Configs is null', r.pos);
     else {
-      const a: IncrementalAlterConfigsRequestAlterableConfig[] = [];
-      for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsRequestAlterableConfigV1(r));
+      const a: IncrementalAlterConfigsRequestAlterableConfig[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readIncrementalAlterConfigsRequestAlterableConfigV1(r);
       f_configs = a;
     }
   }
@@ -211,8 +211,8 @@ function readIncrementalAlterConfigsResponseV0(r: Reader): IncrementalAlterConfi
     const n = r.arrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'IncrementalAlterConfigsResponse: Responses is null', r.pos);
     else {
-      const a: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsResponseAlterConfigsResourceResponseV0(r));
+      const a: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readIncrementalAlterConfigsResponseAlterConfigsResourceResponseV0(r);
       f_responses = a;
     }
   }
@@ -235,8 +235,8 @@ function readIncrementalAlterConfigsResponseV1(r: Reader): IncrementalAlterConfi
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'IncrementalAlterConfigsResponse: Responses is null', r.pos);
     else {
-      const a: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readIncrementalAlterConfigsResponseAlterConfigsResourceResponseV1(r));
+      const a: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readIncrementalAlterConfigsResponseAlterConfigsResourceResponseV1(r);
       f_responses = a;
     }
   }

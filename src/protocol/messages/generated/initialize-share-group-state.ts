@@ -35,8 +35,8 @@ function readInitializeShareGroupStateRequestV0(r: Reader): InitializeShareGroup
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'InitializeShareGroupStateRequest: Topics is null', r.pos);
     else {
-      const a: InitializeShareGroupStateRequestInitializeStateData[] = [];
-      for (let i = 0; i < n; i++) a.push(readInitializeShareGroupStateRequestInitializeStateDataV0(r));
+      const a: InitializeShareGroupStateRequestInitializeStateData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readInitializeShareGroupStateRequestInitializeStateDataV0(r);
       f_topics = a;
     }
   }
@@ -61,8 +61,8 @@ function readInitializeShareGroupStateRequestInitializeStateDataV0(r: Reader): I
     const n = r.compactArrayLength(17);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'InitializeShareGroupStateRequest: Partitions is null', r.pos);
     else {
-      const a: InitializeShareGroupStateRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readInitializeShareGroupStateRequestPartitionDataV0(r));
+      const a: InitializeShareGroupStateRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readInitializeShareGroupStateRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -141,8 +141,8 @@ function readInitializeShareGroupStateResponseV0(r: Reader): InitializeShareGrou
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'InitializeShareGroupStateResponse: Results is null', r.pos);
     else {
-      const a: InitializeShareGroupStateResponseInitializeStateResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readInitializeShareGroupStateResponseInitializeStateResultV0(r));
+      const a: InitializeShareGroupStateResponseInitializeStateResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readInitializeShareGroupStateResponseInitializeStateResultV0(r);
       f_results = a;
     }
   }
@@ -166,8 +166,8 @@ function readInitializeShareGroupStateResponseInitializeStateResultV0(r: Reader)
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'InitializeShareGroupStateResponse: Partitions is null', r.pos);
     else {
-      const a: InitializeShareGroupStateResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readInitializeShareGroupStateResponsePartitionResultV0(r));
+      const a: InitializeShareGroupStateResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readInitializeShareGroupStateResponsePartitionResultV0(r);
       f_partitions = a;
     }
   }

@@ -41,8 +41,8 @@ function readJoinGroupRequestV0(r: Reader): JoinGroupRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupRequest: Protocols is null', r.pos);
     else {
-      const a: JoinGroupRequestJoinGroupRequestProtocol[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupRequestJoinGroupRequestProtocolV0(r));
+      const a: JoinGroupRequestJoinGroupRequestProtocol[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupRequestJoinGroupRequestProtocolV0(r);
       f_protocols = a;
     }
   }
@@ -81,8 +81,8 @@ function readJoinGroupRequestV1(r: Reader): JoinGroupRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupRequest: Protocols is null', r.pos);
     else {
-      const a: JoinGroupRequestJoinGroupRequestProtocol[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupRequestJoinGroupRequestProtocolV0(r));
+      const a: JoinGroupRequestJoinGroupRequestProtocol[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupRequestJoinGroupRequestProtocolV0(r);
       f_protocols = a;
     }
   }
@@ -123,8 +123,8 @@ function readJoinGroupRequestV5(r: Reader): JoinGroupRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupRequest: Protocols is null', r.pos);
     else {
-      const a: JoinGroupRequestJoinGroupRequestProtocol[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupRequestJoinGroupRequestProtocolV0(r));
+      const a: JoinGroupRequestJoinGroupRequestProtocol[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupRequestJoinGroupRequestProtocolV0(r);
       f_protocols = a;
     }
   }
@@ -166,8 +166,8 @@ function readJoinGroupRequestV6(r: Reader): JoinGroupRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupRequest: Protocols is null', r.pos);
     else {
-      const a: JoinGroupRequestJoinGroupRequestProtocol[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupRequestJoinGroupRequestProtocolV6(r));
+      const a: JoinGroupRequestJoinGroupRequestProtocol[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupRequestJoinGroupRequestProtocolV6(r);
       f_protocols = a;
     }
   }
@@ -211,8 +211,8 @@ function readJoinGroupRequestV8(r: Reader): JoinGroupRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupRequest: Protocols is null', r.pos);
     else {
-      const a: JoinGroupRequestJoinGroupRequestProtocol[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupRequestJoinGroupRequestProtocolV6(r));
+      const a: JoinGroupRequestJoinGroupRequestProtocol[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupRequestJoinGroupRequestProtocolV6(r);
       f_protocols = a;
     }
   }
@@ -349,8 +349,8 @@ function readJoinGroupResponseV0(r: Reader): JoinGroupResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupResponse: Members is null', r.pos);
     else {
-      const a: JoinGroupResponseJoinGroupResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupResponseJoinGroupResponseMemberV0(r));
+      const a: JoinGroupResponseJoinGroupResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupResponseJoinGroupResponseMemberV0(r);
       f_members = a;
     }
   }
@@ -392,8 +392,8 @@ function readJoinGroupResponseV2(r: Reader): JoinGroupResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupResponse: Members is null', r.pos);
     else {
-      const a: JoinGroupResponseJoinGroupResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupResponseJoinGroupResponseMemberV0(r));
+      const a: JoinGroupResponseJoinGroupResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupResponseJoinGroupResponseMemberV0(r);
       f_members = a;
     }
   }
@@ -436,8 +436,8 @@ function readJoinGroupResponseV5(r: Reader): JoinGroupResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupResponse: Members is null', r.pos);
     else {
-      const a: JoinGroupResponseJoinGroupResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupResponseJoinGroupResponseMemberV5(r));
+      const a: JoinGroupResponseJoinGroupResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupResponseJoinGroupResponseMemberV5(r);
       f_members = a;
     }
   }
@@ -480,8 +480,8 @@ function readJoinGroupResponseV6(r: Reader): JoinGroupResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupResponse: Members is null', r.pos);
     else {
-      const a: JoinGroupResponseJoinGroupResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupResponseJoinGroupResponseMemberV6(r));
+      const a: JoinGroupResponseJoinGroupResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupResponseJoinGroupResponseMemberV6(r);
       f_members = a;
     }
   }
@@ -527,8 +527,8 @@ function readJoinGroupResponseV7(r: Reader): JoinGroupResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupResponse: Members is null', r.pos);
     else {
-      const a: JoinGroupResponseJoinGroupResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupResponseJoinGroupResponseMemberV6(r));
+      const a: JoinGroupResponseJoinGroupResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupResponseJoinGroupResponseMemberV6(r);
       f_members = a;
     }
   }
@@ -576,8 +576,8 @@ function readJoinGroupResponseV9(r: Reader): JoinGroupResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'JoinGroupResponse: Members is null', r.pos);
     else {
-      const a: JoinGroupResponseJoinGroupResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readJoinGroupResponseJoinGroupResponseMemberV6(r));
+      const a: JoinGroupResponseJoinGroupResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readJoinGroupResponseJoinGroupResponseMemberV6(r);
       f_members = a;
     }
   }

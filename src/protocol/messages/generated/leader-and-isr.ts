@@ -77,8 +77,8 @@ function readLeaderAndIsrRequestV0(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV0(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV0(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -87,8 +87,8 @@ function readLeaderAndIsrRequestV0(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r);
       f_liveLeaders = a;
     }
   }
@@ -127,8 +127,8 @@ function readLeaderAndIsrRequestV1(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(31);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV1(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV1(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -137,8 +137,8 @@ function readLeaderAndIsrRequestV1(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r);
       f_liveLeaders = a;
     }
   }
@@ -178,8 +178,8 @@ function readLeaderAndIsrRequestV2(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: TopicStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrTopicStateV2(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrTopicStateV2(r);
       f_topicStates = a;
     }
   }
@@ -188,8 +188,8 @@ function readLeaderAndIsrRequestV2(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r);
       f_liveLeaders = a;
     }
   }
@@ -230,8 +230,8 @@ function readLeaderAndIsrRequestV3(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: TopicStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrTopicStateV3(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrTopicStateV3(r);
       f_topicStates = a;
     }
   }
@@ -240,8 +240,8 @@ function readLeaderAndIsrRequestV3(r: Reader): LeaderAndIsrRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV0(r);
       f_liveLeaders = a;
     }
   }
@@ -282,8 +282,8 @@ function readLeaderAndIsrRequestV4(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: TopicStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrTopicStateV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrTopicStateV4(r);
       f_topicStates = a;
     }
   }
@@ -292,8 +292,8 @@ function readLeaderAndIsrRequestV4(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r);
       f_liveLeaders = a;
     }
   }
@@ -337,8 +337,8 @@ function readLeaderAndIsrRequestV5(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: TopicStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrTopicStateV5(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrTopicStateV5(r);
       f_topicStates = a;
     }
   }
@@ -347,8 +347,8 @@ function readLeaderAndIsrRequestV5(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r);
       f_liveLeaders = a;
     }
   }
@@ -393,8 +393,8 @@ function readLeaderAndIsrRequestV6(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: TopicStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrTopicStateV6(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrTopicStateV6(r);
       f_topicStates = a;
     }
   }
@@ -403,8 +403,8 @@ function readLeaderAndIsrRequestV6(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r);
       f_liveLeaders = a;
     }
   }
@@ -450,8 +450,8 @@ function readLeaderAndIsrRequestV7(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: TopicStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrTopicStateV6(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrTopicStateV6(r);
       f_topicStates = a;
     }
   }
@@ -460,8 +460,8 @@ function readLeaderAndIsrRequestV7(r: Reader): LeaderAndIsrRequest {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: LiveLeaders is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrLiveLeader[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrLiveLeaderV4(r);
       f_liveLeaders = a;
     }
   }
@@ -504,8 +504,8 @@ function readLeaderAndIsrRequestLeaderAndIsrTopicStateV2(r: Reader): LeaderAndIs
     const n = r.arrayLength(29);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: PartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV2(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV2(r);
       f_partitionStates = a;
     }
   }
@@ -528,8 +528,8 @@ function readLeaderAndIsrRequestLeaderAndIsrTopicStateV3(r: Reader): LeaderAndIs
     const n = r.arrayLength(37);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: PartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV3(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV3(r);
       f_partitionStates = a;
     }
   }
@@ -552,8 +552,8 @@ function readLeaderAndIsrRequestLeaderAndIsrTopicStateV4(r: Reader): LeaderAndIs
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: PartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r);
       f_partitionStates = a;
     }
   }
@@ -579,8 +579,8 @@ function readLeaderAndIsrRequestLeaderAndIsrTopicStateV5(r: Reader): LeaderAndIs
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: PartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r);
       f_partitionStates = a;
     }
   }
@@ -607,8 +607,8 @@ function readLeaderAndIsrRequestLeaderAndIsrTopicStateV6(r: Reader): LeaderAndIs
     const n = r.compactArrayLength(27);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: PartitionStates is null', r.pos);
     else {
-      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrRequestLeaderAndIsrPartitionStateV6(r));
+      const a: LeaderAndIsrRequestLeaderAndIsrPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrRequestLeaderAndIsrPartitionStateV6(r);
       f_partitionStates = a;
     }
   }
@@ -666,8 +666,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV0(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -677,8 +677,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV0(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -728,8 +728,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV1(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -739,8 +739,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV1(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -791,8 +791,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV2(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -802,8 +802,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV2(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -853,8 +853,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV3(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -864,8 +864,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV3(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -874,8 +874,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV3(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: AddingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_addingReplicas = a;
     }
   }
@@ -884,8 +884,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV3(r: Reader): LeaderA
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: RemovingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_removingReplicas = a;
     }
   }
@@ -945,8 +945,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -956,8 +956,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -966,8 +966,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: AddingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_addingReplicas = a;
     }
   }
@@ -976,8 +976,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV4(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: RemovingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_removingReplicas = a;
     }
   }
@@ -1039,8 +1039,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV6(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -1050,8 +1050,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV6(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -1060,8 +1060,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV6(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: AddingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_addingReplicas = a;
     }
   }
@@ -1070,8 +1070,8 @@ function readLeaderAndIsrRequestLeaderAndIsrPartitionStateV6(r: Reader): LeaderA
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrRequest: RemovingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_removingReplicas = a;
     }
   }
@@ -1211,8 +1211,8 @@ function readLeaderAndIsrResponseV0(r: Reader): LeaderAndIsrResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrResponse: PartitionErrors is null', r.pos);
     else {
-      const a: LeaderAndIsrResponseLeaderAndIsrPartitionError[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrResponseLeaderAndIsrPartitionErrorV0(r));
+      const a: LeaderAndIsrResponseLeaderAndIsrPartitionError[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrResponseLeaderAndIsrPartitionErrorV0(r);
       f_partitionErrors = a;
     }
   }
@@ -1235,8 +1235,8 @@ function readLeaderAndIsrResponseV4(r: Reader): LeaderAndIsrResponse {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrResponse: PartitionErrors is null', r.pos);
     else {
-      const a: LeaderAndIsrResponseLeaderAndIsrPartitionError[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrResponseLeaderAndIsrPartitionErrorV4(r));
+      const a: LeaderAndIsrResponseLeaderAndIsrPartitionError[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrResponseLeaderAndIsrPartitionErrorV4(r);
       f_partitionErrors = a;
     }
   }
@@ -1261,8 +1261,8 @@ function readLeaderAndIsrResponseV5(r: Reader): LeaderAndIsrResponse {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrResponse: Topics is null', r.pos);
     else {
-      const a: LeaderAndIsrResponseLeaderAndIsrTopicError[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrResponseLeaderAndIsrTopicErrorV5(r));
+      const a: LeaderAndIsrResponseLeaderAndIsrTopicError[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrResponseLeaderAndIsrTopicErrorV5(r);
       f_topics = a;
     }
   }
@@ -1287,8 +1287,8 @@ function readLeaderAndIsrResponseLeaderAndIsrTopicErrorV5(r: Reader): LeaderAndI
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaderAndIsrResponse: PartitionErrors is null', r.pos);
     else {
-      const a: LeaderAndIsrResponseLeaderAndIsrPartitionError[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaderAndIsrResponseLeaderAndIsrPartitionErrorV5(r));
+      const a: LeaderAndIsrResponseLeaderAndIsrPartitionError[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaderAndIsrResponseLeaderAndIsrPartitionErrorV5(r);
       f_partitionErrors = a;
     }
   }

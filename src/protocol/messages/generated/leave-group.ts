@@ -41,8 +41,8 @@ function readLeaveGroupRequestV3(r: Reader): LeaveGroupRequest {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaveGroupRequest: Members is null', r.pos);
     else {
-      const a: LeaveGroupRequestMemberIdentity[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaveGroupRequestMemberIdentityV3(r));
+      const a: LeaveGroupRequestMemberIdentity[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaveGroupRequestMemberIdentityV3(r);
       f_members = a;
     }
   }
@@ -65,8 +65,8 @@ function readLeaveGroupRequestV4(r: Reader): LeaveGroupRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaveGroupRequest: Members is null', r.pos);
     else {
-      const a: LeaveGroupRequestMemberIdentity[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaveGroupRequestMemberIdentityV4(r));
+      const a: LeaveGroupRequestMemberIdentity[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaveGroupRequestMemberIdentityV4(r);
       f_members = a;
     }
   }
@@ -91,8 +91,8 @@ function readLeaveGroupRequestV5(r: Reader): LeaveGroupRequest {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaveGroupRequest: Members is null', r.pos);
     else {
-      const a: LeaveGroupRequestMemberIdentity[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaveGroupRequestMemberIdentityV5(r));
+      const a: LeaveGroupRequestMemberIdentity[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaveGroupRequestMemberIdentityV5(r);
       f_members = a;
     }
   }
@@ -229,8 +229,8 @@ function readLeaveGroupResponseV3(r: Reader): LeaveGroupResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaveGroupResponse: Members is null', r.pos);
     else {
-      const a: LeaveGroupResponseMemberResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaveGroupResponseMemberResponseV3(r));
+      const a: LeaveGroupResponseMemberResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaveGroupResponseMemberResponseV3(r);
       f_members = a;
     }
   }
@@ -255,8 +255,8 @@ function readLeaveGroupResponseV4(r: Reader): LeaveGroupResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'LeaveGroupResponse: Members is null', r.pos);
     else {
-      const a: LeaveGroupResponseMemberResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readLeaveGroupResponseMemberResponseV4(r));
+      const a: LeaveGroupResponseMemberResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readLeaveGroupResponseMemberResponseV4(r);
       f_members = a;
     }
   }

@@ -58,8 +58,8 @@ function readListClientMetricsResourcesResponseV0(r: Reader): ListClientMetricsR
     const n = r.compactArrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListClientMetricsResourcesResponse: ClientMetricsResources is null', r.pos);
     else {
-      const a: ListClientMetricsResourcesResponseClientMetricsResource[] = [];
-      for (let i = 0; i < n; i++) a.push(readListClientMetricsResourcesResponseClientMetricsResourceV0(r));
+      const a: ListClientMetricsResourcesResponseClientMetricsResource[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListClientMetricsResourcesResponseClientMetricsResourceV0(r);
       f_clientMetricsResources = a;
     }
   }

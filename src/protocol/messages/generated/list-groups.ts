@@ -34,8 +34,8 @@ function readListGroupsRequestV4(r: Reader): ListGroupsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsRequest: StatesFilter is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_statesFilter = a;
     }
   }
@@ -58,8 +58,8 @@ function readListGroupsRequestV5(r: Reader): ListGroupsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsRequest: StatesFilter is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_statesFilter = a;
     }
   }
@@ -68,8 +68,8 @@ function readListGroupsRequestV5(r: Reader): ListGroupsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsRequest: TypesFilter is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_typesFilter = a;
     }
   }
@@ -152,8 +152,8 @@ function readListGroupsResponseV0(r: Reader): ListGroupsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsResponse: Groups is null', r.pos);
     else {
-      const a: ListGroupsResponseListedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readListGroupsResponseListedGroupV0(r));
+      const a: ListGroupsResponseListedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListGroupsResponseListedGroupV0(r);
       f_groups = a;
     }
   }
@@ -177,8 +177,8 @@ function readListGroupsResponseV1(r: Reader): ListGroupsResponse {
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsResponse: Groups is null', r.pos);
     else {
-      const a: ListGroupsResponseListedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readListGroupsResponseListedGroupV0(r));
+      const a: ListGroupsResponseListedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListGroupsResponseListedGroupV0(r);
       f_groups = a;
     }
   }
@@ -203,8 +203,8 @@ function readListGroupsResponseV3(r: Reader): ListGroupsResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsResponse: Groups is null', r.pos);
     else {
-      const a: ListGroupsResponseListedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readListGroupsResponseListedGroupV3(r));
+      const a: ListGroupsResponseListedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListGroupsResponseListedGroupV3(r);
       f_groups = a;
     }
   }
@@ -231,8 +231,8 @@ function readListGroupsResponseV4(r: Reader): ListGroupsResponse {
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsResponse: Groups is null', r.pos);
     else {
-      const a: ListGroupsResponseListedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readListGroupsResponseListedGroupV4(r));
+      const a: ListGroupsResponseListedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListGroupsResponseListedGroupV4(r);
       f_groups = a;
     }
   }
@@ -259,8 +259,8 @@ function readListGroupsResponseV5(r: Reader): ListGroupsResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListGroupsResponse: Groups is null', r.pos);
     else {
-      const a: ListGroupsResponseListedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readListGroupsResponseListedGroupV5(r));
+      const a: ListGroupsResponseListedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListGroupsResponseListedGroupV5(r);
       f_groups = a;
     }
   }

@@ -41,8 +41,8 @@ function readListOffsetsRequestV0(r: Reader): ListOffsetsRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Topics is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsTopicV0(r));
+      const a: ListOffsetsRequestListOffsetsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsTopicV0(r);
       f_topics = a;
     }
   }
@@ -65,8 +65,8 @@ function readListOffsetsRequestV1(r: Reader): ListOffsetsRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Topics is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsTopicV1(r));
+      const a: ListOffsetsRequestListOffsetsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsTopicV1(r);
       f_topics = a;
     }
   }
@@ -90,8 +90,8 @@ function readListOffsetsRequestV2(r: Reader): ListOffsetsRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Topics is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsTopicV1(r));
+      const a: ListOffsetsRequestListOffsetsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsTopicV1(r);
       f_topics = a;
     }
   }
@@ -116,8 +116,8 @@ function readListOffsetsRequestV4(r: Reader): ListOffsetsRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Topics is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsTopicV4(r));
+      const a: ListOffsetsRequestListOffsetsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsTopicV4(r);
       f_topics = a;
     }
   }
@@ -142,8 +142,8 @@ function readListOffsetsRequestV6(r: Reader): ListOffsetsRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Topics is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsTopicV6(r));
+      const a: ListOffsetsRequestListOffsetsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsTopicV6(r);
       f_topics = a;
     }
   }
@@ -170,8 +170,8 @@ function readListOffsetsRequestV10(r: Reader): ListOffsetsRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Topics is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsTopicV6(r));
+      const a: ListOffsetsRequestListOffsetsTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsTopicV6(r);
       f_topics = a;
     }
   }
@@ -204,8 +204,8 @@ function readListOffsetsRequestListOffsetsTopicV0(r: Reader): ListOffsetsRequest
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsPartitionV0(r));
+      const a: ListOffsetsRequestListOffsetsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -228,8 +228,8 @@ function readListOffsetsRequestListOffsetsTopicV1(r: Reader): ListOffsetsRequest
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsPartitionV1(r));
+      const a: ListOffsetsRequestListOffsetsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsPartitionV1(r);
       f_partitions = a;
     }
   }
@@ -252,8 +252,8 @@ function readListOffsetsRequestListOffsetsTopicV4(r: Reader): ListOffsetsRequest
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsPartitionV4(r));
+      const a: ListOffsetsRequestListOffsetsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsPartitionV4(r);
       f_partitions = a;
     }
   }
@@ -276,8 +276,8 @@ function readListOffsetsRequestListOffsetsTopicV6(r: Reader): ListOffsetsRequest
     const n = r.compactArrayLength(17);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsRequest: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsRequestListOffsetsPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsRequestListOffsetsPartitionV6(r));
+      const a: ListOffsetsRequestListOffsetsPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsRequestListOffsetsPartitionV6(r);
       f_partitions = a;
     }
   }
@@ -445,8 +445,8 @@ function readListOffsetsResponseV0(r: Reader): ListOffsetsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Topics is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsTopicResponseV0(r));
+      const a: ListOffsetsResponseListOffsetsTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsTopicResponseV0(r);
       f_topics = a;
     }
   }
@@ -467,8 +467,8 @@ function readListOffsetsResponseV1(r: Reader): ListOffsetsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Topics is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsTopicResponseV1(r));
+      const a: ListOffsetsResponseListOffsetsTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsTopicResponseV1(r);
       f_topics = a;
     }
   }
@@ -490,8 +490,8 @@ function readListOffsetsResponseV2(r: Reader): ListOffsetsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Topics is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsTopicResponseV1(r));
+      const a: ListOffsetsResponseListOffsetsTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsTopicResponseV1(r);
       f_topics = a;
     }
   }
@@ -514,8 +514,8 @@ function readListOffsetsResponseV4(r: Reader): ListOffsetsResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Topics is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsTopicResponseV4(r));
+      const a: ListOffsetsResponseListOffsetsTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsTopicResponseV4(r);
       f_topics = a;
     }
   }
@@ -538,8 +538,8 @@ function readListOffsetsResponseV6(r: Reader): ListOffsetsResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Topics is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsTopicResponseV6(r));
+      const a: ListOffsetsResponseListOffsetsTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsTopicResponseV6(r);
       f_topics = a;
     }
   }
@@ -564,8 +564,8 @@ function readListOffsetsResponseListOffsetsTopicResponseV0(r: Reader): ListOffse
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsPartitionResponseV0(r));
+      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsPartitionResponseV0(r);
       f_partitions = a;
     }
   }
@@ -588,8 +588,8 @@ function readListOffsetsResponseListOffsetsTopicResponseV1(r: Reader): ListOffse
     const n = r.arrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsPartitionResponseV1(r));
+      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsPartitionResponseV1(r);
       f_partitions = a;
     }
   }
@@ -612,8 +612,8 @@ function readListOffsetsResponseListOffsetsTopicResponseV4(r: Reader): ListOffse
     const n = r.arrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsPartitionResponseV4(r));
+      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsPartitionResponseV4(r);
       f_partitions = a;
     }
   }
@@ -636,8 +636,8 @@ function readListOffsetsResponseListOffsetsTopicResponseV6(r: Reader): ListOffse
     const n = r.compactArrayLength(27);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: Partitions is null', r.pos);
     else {
-      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readListOffsetsResponseListOffsetsPartitionResponseV6(r));
+      const a: ListOffsetsResponseListOffsetsPartitionResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListOffsetsResponseListOffsetsPartitionResponseV6(r);
       f_partitions = a;
     }
   }
@@ -663,8 +663,8 @@ function readListOffsetsResponseListOffsetsPartitionResponseV0(r: Reader): ListO
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListOffsetsResponse: OldStyleOffsets is null', r.pos);
     else {
-      const a: bigint[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int64());
+      const a: bigint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int64();
       f_oldStyleOffsets = a;
     }
   }

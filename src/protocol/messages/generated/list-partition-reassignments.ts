@@ -26,8 +26,8 @@ function readListPartitionReassignmentsRequestV0(r: Reader): ListPartitionReassi
     const n = r.compactArrayLength(3);
     if (n < 0) f_topics = null;
     else {
-      const a: ListPartitionReassignmentsRequestListPartitionReassignmentsTopics[] = [];
-      for (let i = 0; i < n; i++) a.push(readListPartitionReassignmentsRequestListPartitionReassignmentsTopicsV0(r));
+      const a: ListPartitionReassignmentsRequestListPartitionReassignmentsTopics[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListPartitionReassignmentsRequestListPartitionReassignmentsTopicsV0(r);
       f_topics = a;
     }
   }
@@ -55,8 +55,8 @@ function readListPartitionReassignmentsRequestListPartitionReassignmentsTopicsV0
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListPartitionReassignmentsRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -131,8 +131,8 @@ function readListPartitionReassignmentsResponseV0(r: Reader): ListPartitionReass
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListPartitionReassignmentsResponse: Topics is null', r.pos);
     else {
-      const a: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readListPartitionReassignmentsResponseOngoingTopicReassignmentV0(r));
+      const a: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListPartitionReassignmentsResponseOngoingTopicReassignmentV0(r);
       f_topics = a;
     }
   }
@@ -164,8 +164,8 @@ function readListPartitionReassignmentsResponseOngoingTopicReassignmentV0(r: Rea
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListPartitionReassignmentsResponse: Partitions is null', r.pos);
     else {
-      const a: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readListPartitionReassignmentsResponseOngoingPartitionReassignmentV0(r));
+      const a: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListPartitionReassignmentsResponseOngoingPartitionReassignmentV0(r);
       f_partitions = a;
     }
   }
@@ -190,8 +190,8 @@ function readListPartitionReassignmentsResponseOngoingPartitionReassignmentV0(r:
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListPartitionReassignmentsResponse: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -200,8 +200,8 @@ function readListPartitionReassignmentsResponseOngoingPartitionReassignmentV0(r:
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListPartitionReassignmentsResponse: AddingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_addingReplicas = a;
     }
   }
@@ -210,8 +210,8 @@ function readListPartitionReassignmentsResponseOngoingPartitionReassignmentV0(r:
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListPartitionReassignmentsResponse: RemovingReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_removingReplicas = a;
     }
   }

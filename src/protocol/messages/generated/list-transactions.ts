@@ -20,8 +20,8 @@ function readListTransactionsRequestV0(r: Reader): ListTransactionsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListTransactionsRequest: StateFilters is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_stateFilters = a;
     }
   }
@@ -30,8 +30,8 @@ function readListTransactionsRequestV0(r: Reader): ListTransactionsRequest {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListTransactionsRequest: ProducerIdFilters is null', r.pos);
     else {
-      const a: bigint[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int64());
+      const a: bigint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int64();
       f_producerIdFilters = a;
     }
   }
@@ -59,8 +59,8 @@ function readListTransactionsRequestV1(r: Reader): ListTransactionsRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListTransactionsRequest: StateFilters is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_stateFilters = a;
     }
   }
@@ -69,8 +69,8 @@ function readListTransactionsRequestV1(r: Reader): ListTransactionsRequest {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListTransactionsRequest: ProducerIdFilters is null', r.pos);
     else {
-      const a: bigint[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int64());
+      const a: bigint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int64();
       f_producerIdFilters = a;
     }
   }
@@ -146,8 +146,8 @@ function readListTransactionsResponseV0(r: Reader): ListTransactionsResponse {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListTransactionsResponse: UnknownStateFilters is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_unknownStateFilters = a;
     }
   }
@@ -156,8 +156,8 @@ function readListTransactionsResponseV0(r: Reader): ListTransactionsResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ListTransactionsResponse: TransactionStates is null', r.pos);
     else {
-      const a: ListTransactionsResponseTransactionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readListTransactionsResponseTransactionStateV0(r));
+      const a: ListTransactionsResponseTransactionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readListTransactionsResponseTransactionStateV0(r);
       f_transactionStates = a;
     }
   }

@@ -29,8 +29,8 @@ function readMetadataRequestV0(r: Reader): MetadataRequest {
     const n = r.arrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataRequest: Topics is null', r.pos);
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV0(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -56,8 +56,8 @@ function readMetadataRequestV1(r: Reader): MetadataRequest {
     const n = r.arrayLength(2);
     if (n < 0) f_topics = null;
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV0(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -86,8 +86,8 @@ function readMetadataRequestV4(r: Reader): MetadataRequest {
     const n = r.arrayLength(2);
     if (n < 0) f_topics = null;
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV0(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -118,8 +118,8 @@ function readMetadataRequestV8(r: Reader): MetadataRequest {
     const n = r.arrayLength(2);
     if (n < 0) f_topics = null;
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV0(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -154,8 +154,8 @@ function readMetadataRequestV9(r: Reader): MetadataRequest {
     const n = r.compactArrayLength(2);
     if (n < 0) f_topics = null;
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV9(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV9(r);
       f_topics = a;
     }
   }
@@ -192,8 +192,8 @@ function readMetadataRequestV10(r: Reader): MetadataRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) f_topics = null;
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV10(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV10(r);
       f_topics = a;
     }
   }
@@ -230,8 +230,8 @@ function readMetadataRequestV11(r: Reader): MetadataRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) f_topics = null;
     else {
-      const a: MetadataRequestMetadataRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataRequestMetadataRequestTopicV10(r));
+      const a: MetadataRequestMetadataRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataRequestMetadataRequestTopicV10(r);
       f_topics = a;
     }
   }
@@ -406,8 +406,8 @@ function readMetadataResponseV0(r: Reader): MetadataResponse {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV0(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV0(r);
       f_brokers = a;
     }
   }
@@ -416,8 +416,8 @@ function readMetadataResponseV0(r: Reader): MetadataResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV0(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -450,8 +450,8 @@ function readMetadataResponseV1(r: Reader): MetadataResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV1(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV1(r);
       f_brokers = a;
     }
   }
@@ -461,8 +461,8 @@ function readMetadataResponseV1(r: Reader): MetadataResponse {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV1(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV1(r);
       f_topics = a;
     }
   }
@@ -496,8 +496,8 @@ function readMetadataResponseV2(r: Reader): MetadataResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV1(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV1(r);
       f_brokers = a;
     }
   }
@@ -508,8 +508,8 @@ function readMetadataResponseV2(r: Reader): MetadataResponse {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV1(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV1(r);
       f_topics = a;
     }
   }
@@ -545,8 +545,8 @@ function readMetadataResponseV3(r: Reader): MetadataResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV1(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV1(r);
       f_brokers = a;
     }
   }
@@ -557,8 +557,8 @@ function readMetadataResponseV3(r: Reader): MetadataResponse {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV1(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV1(r);
       f_topics = a;
     }
   }
@@ -595,8 +595,8 @@ function readMetadataResponseV5(r: Reader): MetadataResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV1(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV1(r);
       f_brokers = a;
     }
   }
@@ -607,8 +607,8 @@ function readMetadataResponseV5(r: Reader): MetadataResponse {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV5(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV5(r);
       f_topics = a;
     }
   }
@@ -645,8 +645,8 @@ function readMetadataResponseV7(r: Reader): MetadataResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV1(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV1(r);
       f_brokers = a;
     }
   }
@@ -657,8 +657,8 @@ function readMetadataResponseV7(r: Reader): MetadataResponse {
     const n = r.arrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV7(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV7(r);
       f_topics = a;
     }
   }
@@ -695,8 +695,8 @@ function readMetadataResponseV8(r: Reader): MetadataResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV1(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV1(r);
       f_brokers = a;
     }
   }
@@ -707,8 +707,8 @@ function readMetadataResponseV8(r: Reader): MetadataResponse {
     const n = r.arrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV8(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV8(r);
       f_topics = a;
     }
   }
@@ -747,8 +747,8 @@ function readMetadataResponseV9(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV9(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV9(r);
       f_brokers = a;
     }
   }
@@ -759,8 +759,8 @@ function readMetadataResponseV9(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV9(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV9(r);
       f_topics = a;
     }
   }
@@ -801,8 +801,8 @@ function readMetadataResponseV10(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV9(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV9(r);
       f_brokers = a;
     }
   }
@@ -813,8 +813,8 @@ function readMetadataResponseV10(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV10(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV10(r);
       f_topics = a;
     }
   }
@@ -855,8 +855,8 @@ function readMetadataResponseV11(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV9(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV9(r);
       f_brokers = a;
     }
   }
@@ -867,8 +867,8 @@ function readMetadataResponseV11(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV10(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV10(r);
       f_topics = a;
     }
   }
@@ -907,8 +907,8 @@ function readMetadataResponseV12(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Brokers is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseBrokerV9(r));
+      const a: MetadataResponseMetadataResponseBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseBrokerV9(r);
       f_brokers = a;
     }
   }
@@ -919,8 +919,8 @@ function readMetadataResponseV12(r: Reader): MetadataResponse {
     const n = r.compactArrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Topics is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponseTopicV12(r));
+      const a: MetadataResponseMetadataResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponseTopicV12(r);
       f_topics = a;
     }
   }
@@ -1005,8 +1005,8 @@ function readMetadataResponseMetadataResponseTopicV0(r: Reader): MetadataRespons
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV0(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -1039,8 +1039,8 @@ function readMetadataResponseMetadataResponseTopicV1(r: Reader): MetadataRespons
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV0(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -1074,8 +1074,8 @@ function readMetadataResponseMetadataResponseTopicV5(r: Reader): MetadataRespons
     const n = r.arrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV5(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV5(r);
       f_partitions = a;
     }
   }
@@ -1109,8 +1109,8 @@ function readMetadataResponseMetadataResponseTopicV7(r: Reader): MetadataRespons
     const n = r.arrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV7(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV7(r);
       f_partitions = a;
     }
   }
@@ -1144,8 +1144,8 @@ function readMetadataResponseMetadataResponseTopicV8(r: Reader): MetadataRespons
     const n = r.arrayLength(26);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV7(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV7(r);
       f_partitions = a;
     }
   }
@@ -1181,8 +1181,8 @@ function readMetadataResponseMetadataResponseTopicV9(r: Reader): MetadataRespons
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV9(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV9(r);
       f_partitions = a;
     }
   }
@@ -1221,8 +1221,8 @@ function readMetadataResponseMetadataResponseTopicV10(r: Reader): MetadataRespon
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV9(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV9(r);
       f_partitions = a;
     }
   }
@@ -1262,8 +1262,8 @@ function readMetadataResponseMetadataResponseTopicV12(r: Reader): MetadataRespon
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: Partitions is null', r.pos);
     else {
-      const a: MetadataResponseMetadataResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readMetadataResponseMetadataResponsePartitionV9(r));
+      const a: MetadataResponseMetadataResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readMetadataResponseMetadataResponsePartitionV9(r);
       f_partitions = a;
     }
   }
@@ -1302,8 +1302,8 @@ function readMetadataResponseMetadataResponsePartitionV0(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: ReplicaNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicaNodes = a;
     }
   }
@@ -1312,8 +1312,8 @@ function readMetadataResponseMetadataResponsePartitionV0(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: IsrNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isrNodes = a;
     }
   }
@@ -1353,8 +1353,8 @@ function readMetadataResponseMetadataResponsePartitionV5(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: ReplicaNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicaNodes = a;
     }
   }
@@ -1363,8 +1363,8 @@ function readMetadataResponseMetadataResponsePartitionV5(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: IsrNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isrNodes = a;
     }
   }
@@ -1373,8 +1373,8 @@ function readMetadataResponseMetadataResponsePartitionV5(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }
@@ -1420,8 +1420,8 @@ function readMetadataResponseMetadataResponsePartitionV7(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: ReplicaNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicaNodes = a;
     }
   }
@@ -1430,8 +1430,8 @@ function readMetadataResponseMetadataResponsePartitionV7(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: IsrNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isrNodes = a;
     }
   }
@@ -1440,8 +1440,8 @@ function readMetadataResponseMetadataResponsePartitionV7(r: Reader): MetadataRes
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }
@@ -1488,8 +1488,8 @@ function readMetadataResponseMetadataResponsePartitionV9(r: Reader): MetadataRes
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: ReplicaNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicaNodes = a;
     }
   }
@@ -1498,8 +1498,8 @@ function readMetadataResponseMetadataResponsePartitionV9(r: Reader): MetadataRes
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: IsrNodes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isrNodes = a;
     }
   }
@@ -1508,8 +1508,8 @@ function readMetadataResponseMetadataResponsePartitionV9(r: Reader): MetadataRes
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'MetadataResponse: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }

@@ -47,8 +47,8 @@ function readOffsetCommitRequestV0(r: Reader): OffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV0(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -80,8 +80,8 @@ function readOffsetCommitRequestV1(r: Reader): OffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV1(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV1(r);
       f_topics = a;
     }
   }
@@ -116,8 +116,8 @@ function readOffsetCommitRequestV2(r: Reader): OffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV0(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -152,8 +152,8 @@ function readOffsetCommitRequestV5(r: Reader): OffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV0(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -187,8 +187,8 @@ function readOffsetCommitRequestV6(r: Reader): OffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV6(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV6(r);
       f_topics = a;
     }
   }
@@ -223,8 +223,8 @@ function readOffsetCommitRequestV7(r: Reader): OffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV6(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV6(r);
       f_topics = a;
     }
   }
@@ -260,8 +260,8 @@ function readOffsetCommitRequestV8(r: Reader): OffsetCommitRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestTopicV8(r));
+      const a: OffsetCommitRequestOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestTopicV8(r);
       f_topics = a;
     }
   }
@@ -296,8 +296,8 @@ function readOffsetCommitRequestOffsetCommitRequestTopicV0(r: Reader): OffsetCom
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestPartitionV0(r));
+      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -320,8 +320,8 @@ function readOffsetCommitRequestOffsetCommitRequestTopicV1(r: Reader): OffsetCom
     const n = r.arrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestPartitionV1(r));
+      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestPartitionV1(r);
       f_partitions = a;
     }
   }
@@ -344,8 +344,8 @@ function readOffsetCommitRequestOffsetCommitRequestTopicV6(r: Reader): OffsetCom
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestPartitionV6(r));
+      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestPartitionV6(r);
       f_partitions = a;
     }
   }
@@ -368,8 +368,8 @@ function readOffsetCommitRequestOffsetCommitRequestTopicV8(r: Reader): OffsetCom
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitRequestOffsetCommitRequestPartitionV8(r));
+      const a: OffsetCommitRequestOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitRequestOffsetCommitRequestPartitionV8(r);
       f_partitions = a;
     }
   }
@@ -547,8 +547,8 @@ function readOffsetCommitResponseV0(r: Reader): OffsetCommitResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitResponse: Topics is null', r.pos);
     else {
-      const a: OffsetCommitResponseOffsetCommitResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitResponseOffsetCommitResponseTopicV0(r));
+      const a: OffsetCommitResponseOffsetCommitResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitResponseOffsetCommitResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -570,8 +570,8 @@ function readOffsetCommitResponseV3(r: Reader): OffsetCommitResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitResponse: Topics is null', r.pos);
     else {
-      const a: OffsetCommitResponseOffsetCommitResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitResponseOffsetCommitResponseTopicV0(r));
+      const a: OffsetCommitResponseOffsetCommitResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitResponseOffsetCommitResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -594,8 +594,8 @@ function readOffsetCommitResponseV8(r: Reader): OffsetCommitResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitResponse: Topics is null', r.pos);
     else {
-      const a: OffsetCommitResponseOffsetCommitResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitResponseOffsetCommitResponseTopicV8(r));
+      const a: OffsetCommitResponseOffsetCommitResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitResponseOffsetCommitResponseTopicV8(r);
       f_topics = a;
     }
   }
@@ -620,8 +620,8 @@ function readOffsetCommitResponseOffsetCommitResponseTopicV0(r: Reader): OffsetC
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetCommitResponseOffsetCommitResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitResponseOffsetCommitResponsePartitionV0(r));
+      const a: OffsetCommitResponseOffsetCommitResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitResponseOffsetCommitResponsePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -644,8 +644,8 @@ function readOffsetCommitResponseOffsetCommitResponseTopicV8(r: Reader): OffsetC
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetCommitResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetCommitResponseOffsetCommitResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetCommitResponseOffsetCommitResponsePartitionV8(r));
+      const a: OffsetCommitResponseOffsetCommitResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetCommitResponseOffsetCommitResponsePartitionV8(r);
       f_partitions = a;
     }
   }

@@ -31,8 +31,8 @@ function readOffsetDeleteRequestV0(r: Reader): OffsetDeleteRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetDeleteRequest: Topics is null', r.pos);
     else {
-      const a: OffsetDeleteRequestOffsetDeleteRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetDeleteRequestOffsetDeleteRequestTopicV0(r));
+      const a: OffsetDeleteRequestOffsetDeleteRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetDeleteRequestOffsetDeleteRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -55,8 +55,8 @@ function readOffsetDeleteRequestOffsetDeleteRequestTopicV0(r: Reader): OffsetDel
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetDeleteRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetDeleteRequestOffsetDeleteRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetDeleteRequestOffsetDeleteRequestPartitionV0(r));
+      const a: OffsetDeleteRequestOffsetDeleteRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetDeleteRequestOffsetDeleteRequestPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -131,8 +131,8 @@ function readOffsetDeleteResponseV0(r: Reader): OffsetDeleteResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetDeleteResponse: Topics is null', r.pos);
     else {
-      const a: OffsetDeleteResponseOffsetDeleteResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetDeleteResponseOffsetDeleteResponseTopicV0(r));
+      const a: OffsetDeleteResponseOffsetDeleteResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetDeleteResponseOffsetDeleteResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -156,8 +156,8 @@ function readOffsetDeleteResponseOffsetDeleteResponseTopicV0(r: Reader): OffsetD
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetDeleteResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetDeleteResponseOffsetDeleteResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetDeleteResponseOffsetDeleteResponsePartitionV0(r));
+      const a: OffsetDeleteResponseOffsetDeleteResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetDeleteResponseOffsetDeleteResponsePartitionV0(r);
       f_partitions = a;
     }
   }

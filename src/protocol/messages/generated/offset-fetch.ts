@@ -48,8 +48,8 @@ function readOffsetFetchRequestV0(r: Reader): OffsetFetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchRequest: Topics is null', r.pos);
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestTopicV0(r));
+      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -72,8 +72,8 @@ function readOffsetFetchRequestV2(r: Reader): OffsetFetchRequest {
     const n = r.arrayLength(6);
     if (n < 0) f_topics = null;
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestTopicV0(r));
+      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -99,8 +99,8 @@ function readOffsetFetchRequestV6(r: Reader): OffsetFetchRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) f_topics = null;
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestTopicV6(r));
+      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestTopicV6(r);
       f_topics = a;
     }
   }
@@ -128,8 +128,8 @@ function readOffsetFetchRequestV7(r: Reader): OffsetFetchRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) f_topics = null;
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestTopicV6(r));
+      const a: OffsetFetchRequestOffsetFetchRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestTopicV6(r);
       f_topics = a;
     }
   }
@@ -158,8 +158,8 @@ function readOffsetFetchRequestV8(r: Reader): OffsetFetchRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchRequest: Groups is null', r.pos);
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestGroupV8(r));
+      const a: OffsetFetchRequestOffsetFetchRequestGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestGroupV8(r);
       f_groups = a;
     }
   }
@@ -184,8 +184,8 @@ function readOffsetFetchRequestV9(r: Reader): OffsetFetchRequest {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchRequest: Groups is null', r.pos);
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestGroupV9(r));
+      const a: OffsetFetchRequestOffsetFetchRequestGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestGroupV9(r);
       f_groups = a;
     }
   }
@@ -211,8 +211,8 @@ function readOffsetFetchRequestOffsetFetchRequestTopicV0(r: Reader): OffsetFetch
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -235,8 +235,8 @@ function readOffsetFetchRequestOffsetFetchRequestTopicV6(r: Reader): OffsetFetch
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -261,8 +261,8 @@ function readOffsetFetchRequestOffsetFetchRequestGroupV8(r: Reader): OffsetFetch
     const n = r.compactArrayLength(3);
     if (n < 0) f_topics = null;
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestTopics[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestTopicsV8(r));
+      const a: OffsetFetchRequestOffsetFetchRequestTopics[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestTopicsV8(r);
       f_topics = a;
     }
   }
@@ -292,8 +292,8 @@ function readOffsetFetchRequestOffsetFetchRequestGroupV9(r: Reader): OffsetFetch
     const n = r.compactArrayLength(3);
     if (n < 0) f_topics = null;
     else {
-      const a: OffsetFetchRequestOffsetFetchRequestTopics[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchRequestOffsetFetchRequestTopicsV8(r));
+      const a: OffsetFetchRequestOffsetFetchRequestTopics[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchRequestOffsetFetchRequestTopicsV8(r);
       f_topics = a;
     }
   }
@@ -323,8 +323,8 @@ function readOffsetFetchRequestOffsetFetchRequestTopicsV8(r: Reader): OffsetFetc
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -452,8 +452,8 @@ function readOffsetFetchResponseV0(r: Reader): OffsetFetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Topics is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseTopicV0(r));
+      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -474,8 +474,8 @@ function readOffsetFetchResponseV2(r: Reader): OffsetFetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Topics is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseTopicV0(r));
+      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -499,8 +499,8 @@ function readOffsetFetchResponseV3(r: Reader): OffsetFetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Topics is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseTopicV0(r));
+      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -525,8 +525,8 @@ function readOffsetFetchResponseV5(r: Reader): OffsetFetchResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Topics is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseTopicV5(r));
+      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseTopicV5(r);
       f_topics = a;
     }
   }
@@ -551,8 +551,8 @@ function readOffsetFetchResponseV6(r: Reader): OffsetFetchResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Topics is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseTopicV6(r));
+      const a: OffsetFetchResponseOffsetFetchResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseTopicV6(r);
       f_topics = a;
     }
   }
@@ -579,8 +579,8 @@ function readOffsetFetchResponseV8(r: Reader): OffsetFetchResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Groups is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseGroupV8(r));
+      const a: OffsetFetchResponseOffsetFetchResponseGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseGroupV8(r);
       f_groups = a;
     }
   }
@@ -605,8 +605,8 @@ function readOffsetFetchResponseOffsetFetchResponseTopicV0(r: Reader): OffsetFet
     const n = r.arrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponsePartitionV0(r));
+      const a: OffsetFetchResponseOffsetFetchResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponsePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -629,8 +629,8 @@ function readOffsetFetchResponseOffsetFetchResponseTopicV5(r: Reader): OffsetFet
     const n = r.arrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponsePartitionV5(r));
+      const a: OffsetFetchResponseOffsetFetchResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponsePartitionV5(r);
       f_partitions = a;
     }
   }
@@ -653,8 +653,8 @@ function readOffsetFetchResponseOffsetFetchResponseTopicV6(r: Reader): OffsetFet
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponsePartitionV6(r));
+      const a: OffsetFetchResponseOffsetFetchResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponsePartitionV6(r);
       f_partitions = a;
     }
   }
@@ -748,8 +748,8 @@ function readOffsetFetchResponseOffsetFetchResponseGroupV8(r: Reader): OffsetFet
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Topics is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponseTopics[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponseTopicsV8(r));
+      const a: OffsetFetchResponseOffsetFetchResponseTopics[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponseTopicsV8(r);
       f_topics = a;
     }
   }
@@ -776,8 +776,8 @@ function readOffsetFetchResponseOffsetFetchResponseTopicsV8(r: Reader): OffsetFe
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetFetchResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetFetchResponseOffsetFetchResponsePartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetFetchResponseOffsetFetchResponsePartitionsV8(r));
+      const a: OffsetFetchResponseOffsetFetchResponsePartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetFetchResponseOffsetFetchResponsePartitionsV8(r);
       f_partitions = a;
     }
   }

@@ -34,8 +34,8 @@ function readOffsetForLeaderEpochRequestV0(r: Reader): OffsetForLeaderEpochReque
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderTopicV0(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderTopicV0(r);
       f_topics = a;
     }
   }
@@ -56,8 +56,8 @@ function readOffsetForLeaderEpochRequestV2(r: Reader): OffsetForLeaderEpochReque
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderTopicV2(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderTopicV2(r);
       f_topics = a;
     }
   }
@@ -79,8 +79,8 @@ function readOffsetForLeaderEpochRequestV3(r: Reader): OffsetForLeaderEpochReque
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderTopicV2(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderTopicV2(r);
       f_topics = a;
     }
   }
@@ -103,8 +103,8 @@ function readOffsetForLeaderEpochRequestV4(r: Reader): OffsetForLeaderEpochReque
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderTopicV4(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderTopicV4(r);
       f_topics = a;
     }
   }
@@ -129,8 +129,8 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderTopicV0(r: Reader): Offse
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderPartitionV0(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -153,8 +153,8 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderTopicV2(r: Reader): Offse
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderPartitionV2(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderPartitionV2(r);
       f_partitions = a;
     }
   }
@@ -177,8 +177,8 @@ function readOffsetForLeaderEpochRequestOffsetForLeaderTopicV4(r: Reader): Offse
     const n = r.compactArrayLength(13);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochRequest: Partitions is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochRequestOffsetForLeaderPartitionV4(r));
+      const a: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochRequestOffsetForLeaderPartitionV4(r);
       f_partitions = a;
     }
   }
@@ -308,8 +308,8 @@ function readOffsetForLeaderEpochResponseV0(r: Reader): OffsetForLeaderEpochResp
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV0(r));
+      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV0(r);
       f_topics = a;
     }
   }
@@ -330,8 +330,8 @@ function readOffsetForLeaderEpochResponseV1(r: Reader): OffsetForLeaderEpochResp
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV1(r));
+      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV1(r);
       f_topics = a;
     }
   }
@@ -353,8 +353,8 @@ function readOffsetForLeaderEpochResponseV2(r: Reader): OffsetForLeaderEpochResp
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV1(r));
+      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV1(r);
       f_topics = a;
     }
   }
@@ -377,8 +377,8 @@ function readOffsetForLeaderEpochResponseV4(r: Reader): OffsetForLeaderEpochResp
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Topics is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV4(r));
+      const a: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV4(r);
       f_topics = a;
     }
   }
@@ -403,8 +403,8 @@ function readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV0(r: Reader)
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseEpochEndOffsetV0(r));
+      const a: OffsetForLeaderEpochResponseEpochEndOffset[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseEpochEndOffsetV0(r);
       f_partitions = a;
     }
   }
@@ -427,8 +427,8 @@ function readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV1(r: Reader)
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseEpochEndOffsetV1(r));
+      const a: OffsetForLeaderEpochResponseEpochEndOffset[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseEpochEndOffsetV1(r);
       f_partitions = a;
     }
   }
@@ -451,8 +451,8 @@ function readOffsetForLeaderEpochResponseOffsetForLeaderTopicResultV4(r: Reader)
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'OffsetForLeaderEpochResponse: Partitions is null', r.pos);
     else {
-      const a: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-      for (let i = 0; i < n; i++) a.push(readOffsetForLeaderEpochResponseEpochEndOffsetV4(r));
+      const a: OffsetForLeaderEpochResponseEpochEndOffset[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readOffsetForLeaderEpochResponseEpochEndOffsetV4(r);
       f_partitions = a;
     }
   }

@@ -38,8 +38,8 @@ function readProduceRequestV0(r: Reader): ProduceRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceRequest: TopicData is null', r.pos);
     else {
-      const a: ProduceRequestTopicProduceData[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceRequestTopicProduceDataV0(r));
+      const a: ProduceRequestTopicProduceData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceRequestTopicProduceDataV0(r);
       f_topicData = a;
     }
   }
@@ -65,8 +65,8 @@ function readProduceRequestV3(r: Reader): ProduceRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceRequest: TopicData is null', r.pos);
     else {
-      const a: ProduceRequestTopicProduceData[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceRequestTopicProduceDataV0(r));
+      const a: ProduceRequestTopicProduceData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceRequestTopicProduceDataV0(r);
       f_topicData = a;
     }
   }
@@ -98,8 +98,8 @@ function readProduceRequestV9(r: Reader): ProduceRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceRequest: TopicData is null', r.pos);
     else {
-      const a: ProduceRequestTopicProduceData[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceRequestTopicProduceDataV9(r));
+      const a: ProduceRequestTopicProduceData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceRequestTopicProduceDataV9(r);
       f_topicData = a;
     }
   }
@@ -131,8 +131,8 @@ function readProduceRequestTopicProduceDataV0(r: Reader): ProduceRequestTopicPro
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceRequest: PartitionData is null', r.pos);
     else {
-      const a: ProduceRequestPartitionProduceData[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceRequestPartitionProduceDataV0(r));
+      const a: ProduceRequestPartitionProduceData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceRequestPartitionProduceDataV0(r);
       f_partitionData = a;
     }
   }
@@ -155,8 +155,8 @@ function readProduceRequestTopicProduceDataV9(r: Reader): ProduceRequestTopicPro
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceRequest: PartitionData is null', r.pos);
     else {
-      const a: ProduceRequestPartitionProduceData[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceRequestPartitionProduceDataV9(r));
+      const a: ProduceRequestPartitionProduceData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceRequestPartitionProduceDataV9(r);
       f_partitionData = a;
     }
   }
@@ -304,8 +304,8 @@ function readProduceResponseV0(r: Reader): ProduceResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV0(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV0(r);
       f_responses = a;
     }
   }
@@ -326,8 +326,8 @@ function readProduceResponseV1(r: Reader): ProduceResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV0(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV0(r);
       f_responses = a;
     }
   }
@@ -350,8 +350,8 @@ function readProduceResponseV2(r: Reader): ProduceResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV2(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV2(r);
       f_responses = a;
     }
   }
@@ -374,8 +374,8 @@ function readProduceResponseV5(r: Reader): ProduceResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV5(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV5(r);
       f_responses = a;
     }
   }
@@ -398,8 +398,8 @@ function readProduceResponseV8(r: Reader): ProduceResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV8(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV8(r);
       f_responses = a;
     }
   }
@@ -422,8 +422,8 @@ function readProduceResponseV9(r: Reader): ProduceResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV9(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV9(r);
       f_responses = a;
     }
   }
@@ -448,8 +448,8 @@ function readProduceResponseV10(r: Reader): ProduceResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: Responses is null', r.pos);
     else {
-      const a: ProduceResponseTopicProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseTopicProduceResponseV10(r));
+      const a: ProduceResponseTopicProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseTopicProduceResponseV10(r);
       f_responses = a;
     }
   }
@@ -466,8 +466,8 @@ function readProduceResponseV10(r: Reader): ProduceResponse {
           const n = r.compactArrayLength(11);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: NodeEndpoints is null', r.pos);
           else {
-            const a: ProduceResponseNodeEndpoint[] = [];
-            for (let i = 0; i < n; i++) a.push(readProduceResponseNodeEndpointV10(r));
+            const a: ProduceResponseNodeEndpoint[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readProduceResponseNodeEndpointV10(r);
             f_nodeEndpoints = a;
           }
         }
@@ -509,8 +509,8 @@ function readProduceResponseTopicProduceResponseV0(r: Reader): ProduceResponseTo
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: PartitionResponses is null', r.pos);
     else {
-      const a: ProduceResponsePartitionProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponsePartitionProduceResponseV0(r));
+      const a: ProduceResponsePartitionProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponsePartitionProduceResponseV0(r);
       f_partitionResponses = a;
     }
   }
@@ -533,8 +533,8 @@ function readProduceResponseTopicProduceResponseV2(r: Reader): ProduceResponseTo
     const n = r.arrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: PartitionResponses is null', r.pos);
     else {
-      const a: ProduceResponsePartitionProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponsePartitionProduceResponseV2(r));
+      const a: ProduceResponsePartitionProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponsePartitionProduceResponseV2(r);
       f_partitionResponses = a;
     }
   }
@@ -557,8 +557,8 @@ function readProduceResponseTopicProduceResponseV5(r: Reader): ProduceResponseTo
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: PartitionResponses is null', r.pos);
     else {
-      const a: ProduceResponsePartitionProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponsePartitionProduceResponseV5(r));
+      const a: ProduceResponsePartitionProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponsePartitionProduceResponseV5(r);
       f_partitionResponses = a;
     }
   }
@@ -581,8 +581,8 @@ function readProduceResponseTopicProduceResponseV8(r: Reader): ProduceResponseTo
     const n = r.arrayLength(36);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: PartitionResponses is null', r.pos);
     else {
-      const a: ProduceResponsePartitionProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponsePartitionProduceResponseV8(r));
+      const a: ProduceResponsePartitionProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponsePartitionProduceResponseV8(r);
       f_partitionResponses = a;
     }
   }
@@ -605,8 +605,8 @@ function readProduceResponseTopicProduceResponseV9(r: Reader): ProduceResponseTo
     const n = r.compactArrayLength(33);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: PartitionResponses is null', r.pos);
     else {
-      const a: ProduceResponsePartitionProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponsePartitionProduceResponseV9(r));
+      const a: ProduceResponsePartitionProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponsePartitionProduceResponseV9(r);
       f_partitionResponses = a;
     }
   }
@@ -631,8 +631,8 @@ function readProduceResponseTopicProduceResponseV10(r: Reader): ProduceResponseT
     const n = r.compactArrayLength(33);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: PartitionResponses is null', r.pos);
     else {
-      const a: ProduceResponsePartitionProduceResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponsePartitionProduceResponseV10(r));
+      const a: ProduceResponsePartitionProduceResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponsePartitionProduceResponseV10(r);
       f_partitionResponses = a;
     }
   }
@@ -733,8 +733,8 @@ function readProduceResponsePartitionProduceResponseV8(r: Reader): ProduceRespon
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: RecordErrors is null', r.pos);
     else {
-      const a: ProduceResponseBatchIndexAndErrorMessage[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseBatchIndexAndErrorMessageV8(r));
+      const a: ProduceResponseBatchIndexAndErrorMessage[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseBatchIndexAndErrorMessageV8(r);
       f_recordErrors = a;
     }
   }
@@ -776,8 +776,8 @@ function readProduceResponsePartitionProduceResponseV9(r: Reader): ProduceRespon
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: RecordErrors is null', r.pos);
     else {
-      const a: ProduceResponseBatchIndexAndErrorMessage[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseBatchIndexAndErrorMessageV9(r));
+      const a: ProduceResponseBatchIndexAndErrorMessage[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseBatchIndexAndErrorMessageV9(r);
       f_recordErrors = a;
     }
   }
@@ -821,8 +821,8 @@ function readProduceResponsePartitionProduceResponseV10(r: Reader): ProduceRespo
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ProduceResponse: RecordErrors is null', r.pos);
     else {
-      const a: ProduceResponseBatchIndexAndErrorMessage[] = [];
-      for (let i = 0; i < n; i++) a.push(readProduceResponseBatchIndexAndErrorMessageV9(r));
+      const a: ProduceResponseBatchIndexAndErrorMessage[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readProduceResponseBatchIndexAndErrorMessageV9(r);
       f_recordErrors = a;
     }
   }

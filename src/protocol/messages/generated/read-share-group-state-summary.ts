@@ -33,8 +33,8 @@ function readReadShareGroupStateSummaryRequestV0(r: Reader): ReadShareGroupState
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateSummaryRequest: Topics is null', r.pos);
     else {
-      const a: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateSummaryRequestReadStateSummaryDataV0(r));
+      const a: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateSummaryRequestReadStateSummaryDataV0(r);
       f_topics = a;
     }
   }
@@ -59,8 +59,8 @@ function readReadShareGroupStateSummaryRequestReadStateSummaryDataV0(r: Reader):
     const n = r.compactArrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateSummaryRequest: Partitions is null', r.pos);
     else {
-      const a: ReadShareGroupStateSummaryRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateSummaryRequestPartitionDataV0(r));
+      const a: ReadShareGroupStateSummaryRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateSummaryRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -141,8 +141,8 @@ function readReadShareGroupStateSummaryResponseV0(r: Reader): ReadShareGroupStat
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateSummaryResponse: Results is null', r.pos);
     else {
-      const a: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateSummaryResponseReadStateSummaryResultV0(r));
+      const a: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateSummaryResponseReadStateSummaryResultV0(r);
       f_results = a;
     }
   }
@@ -166,8 +166,8 @@ function readReadShareGroupStateSummaryResponseReadStateSummaryResultV0(r: Reade
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateSummaryResponse: Partitions is null', r.pos);
     else {
-      const a: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateSummaryResponsePartitionResultV0(r));
+      const a: ReadShareGroupStateSummaryResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateSummaryResponsePartitionResultV0(r);
       f_partitions = a;
     }
   }

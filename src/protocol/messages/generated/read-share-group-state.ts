@@ -33,8 +33,8 @@ function readReadShareGroupStateRequestV0(r: Reader): ReadShareGroupStateRequest
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateRequest: Topics is null', r.pos);
     else {
-      const a: ReadShareGroupStateRequestReadStateData[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateRequestReadStateDataV0(r));
+      const a: ReadShareGroupStateRequestReadStateData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateRequestReadStateDataV0(r);
       f_topics = a;
     }
   }
@@ -59,8 +59,8 @@ function readReadShareGroupStateRequestReadStateDataV0(r: Reader): ReadShareGrou
     const n = r.compactArrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateRequest: Partitions is null', r.pos);
     else {
-      const a: ReadShareGroupStateRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateRequestPartitionDataV0(r));
+      const a: ReadShareGroupStateRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -153,8 +153,8 @@ function readReadShareGroupStateResponseV0(r: Reader): ReadShareGroupStateRespon
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateResponse: Results is null', r.pos);
     else {
-      const a: ReadShareGroupStateResponseReadStateResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateResponseReadStateResultV0(r));
+      const a: ReadShareGroupStateResponseReadStateResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateResponseReadStateResultV0(r);
       f_results = a;
     }
   }
@@ -178,8 +178,8 @@ function readReadShareGroupStateResponseReadStateResultV0(r: Reader): ReadShareG
     const n = r.compactArrayLength(21);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateResponse: Partitions is null', r.pos);
     else {
-      const a: ReadShareGroupStateResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateResponsePartitionResultV0(r));
+      const a: ReadShareGroupStateResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateResponsePartitionResultV0(r);
       f_partitions = a;
     }
   }
@@ -208,8 +208,8 @@ function readReadShareGroupStateResponsePartitionResultV0(r: Reader): ReadShareG
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ReadShareGroupStateResponse: StateBatches is null', r.pos);
     else {
-      const a: ReadShareGroupStateResponseStateBatch[] = [];
-      for (let i = 0; i < n; i++) a.push(readReadShareGroupStateResponseStateBatchV0(r));
+      const a: ReadShareGroupStateResponseStateBatch[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readReadShareGroupStateResponseStateBatchV0(r);
       f_stateBatches = a;
     }
   }

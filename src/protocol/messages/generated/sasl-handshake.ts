@@ -52,8 +52,8 @@ function readSaslHandshakeResponseV0(r: Reader): SaslHandshakeResponse {
     const n = r.arrayLength(2);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'SaslHandshakeResponse: Mechanisms is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.string());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.string();
       f_mechanisms = a;
     }
   }

@@ -48,8 +48,8 @@ function readShareAcknowledgeRequestV0(r: Reader): ShareAcknowledgeRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeRequest: Topics is null', r.pos);
     else {
-      const a: ShareAcknowledgeRequestAcknowledgeTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareAcknowledgeRequestAcknowledgeTopicV0(r));
+      const a: ShareAcknowledgeRequestAcknowledgeTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareAcknowledgeRequestAcknowledgeTopicV0(r);
       f_topics = a;
     }
   }
@@ -81,8 +81,8 @@ function readShareAcknowledgeRequestAcknowledgeTopicV0(r: Reader): ShareAcknowle
     const n = r.compactArrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeRequest: Partitions is null', r.pos);
     else {
-      const a: ShareAcknowledgeRequestAcknowledgePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareAcknowledgeRequestAcknowledgePartitionV0(r));
+      const a: ShareAcknowledgeRequestAcknowledgePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareAcknowledgeRequestAcknowledgePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -107,8 +107,8 @@ function readShareAcknowledgeRequestAcknowledgePartitionV0(r: Reader): ShareAckn
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeRequest: AcknowledgementBatches is null', r.pos);
     else {
-      const a: ShareAcknowledgeRequestAcknowledgementBatch[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareAcknowledgeRequestAcknowledgementBatchV0(r));
+      const a: ShareAcknowledgeRequestAcknowledgementBatch[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareAcknowledgeRequestAcknowledgementBatchV0(r);
       f_acknowledgementBatches = a;
     }
   }
@@ -134,8 +134,8 @@ function readShareAcknowledgeRequestAcknowledgementBatchV0(r: Reader): ShareAckn
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeRequest: AcknowledgeTypes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int8());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int8();
       f_acknowledgeTypes = a;
     }
   }
@@ -242,8 +242,8 @@ function readShareAcknowledgeResponseV0(r: Reader): ShareAcknowledgeResponse {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeResponse: Responses is null', r.pos);
     else {
-      const a: ShareAcknowledgeResponseShareAcknowledgeTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareAcknowledgeResponseShareAcknowledgeTopicResponseV0(r));
+      const a: ShareAcknowledgeResponseShareAcknowledgeTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareAcknowledgeResponseShareAcknowledgeTopicResponseV0(r);
       f_responses = a;
     }
   }
@@ -252,8 +252,8 @@ function readShareAcknowledgeResponseV0(r: Reader): ShareAcknowledgeResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeResponse: NodeEndpoints is null', r.pos);
     else {
-      const a: ShareAcknowledgeResponseNodeEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareAcknowledgeResponseNodeEndpointV0(r));
+      const a: ShareAcknowledgeResponseNodeEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareAcknowledgeResponseNodeEndpointV0(r);
       f_nodeEndpoints = a;
     }
   }
@@ -291,8 +291,8 @@ function readShareAcknowledgeResponseShareAcknowledgeTopicResponseV0(r: Reader):
     const n = r.compactArrayLength(17);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareAcknowledgeResponse: Partitions is null', r.pos);
     else {
-      const a: ShareAcknowledgeResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareAcknowledgeResponsePartitionDataV0(r));
+      const a: ShareAcknowledgeResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareAcknowledgeResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }

@@ -68,8 +68,8 @@ function readShareFetchRequestV0(r: Reader): ShareFetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchRequest: Topics is null', r.pos);
     else {
-      const a: ShareFetchRequestFetchTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchRequestFetchTopicV0(r));
+      const a: ShareFetchRequestFetchTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchRequestFetchTopicV0(r);
       f_topics = a;
     }
   }
@@ -78,8 +78,8 @@ function readShareFetchRequestV0(r: Reader): ShareFetchRequest {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchRequest: ForgottenTopicsData is null', r.pos);
     else {
-      const a: ShareFetchRequestForgottenTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchRequestForgottenTopicV0(r));
+      const a: ShareFetchRequestForgottenTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchRequestForgottenTopicV0(r);
       f_forgottenTopicsData = a;
     }
   }
@@ -123,8 +123,8 @@ function readShareFetchRequestFetchTopicV0(r: Reader): ShareFetchRequestFetchTop
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchRequest: Partitions is null', r.pos);
     else {
-      const a: ShareFetchRequestFetchPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchRequestFetchPartitionV0(r));
+      const a: ShareFetchRequestFetchPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchRequestFetchPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -150,8 +150,8 @@ function readShareFetchRequestFetchPartitionV0(r: Reader): ShareFetchRequestFetc
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchRequest: AcknowledgementBatches is null', r.pos);
     else {
-      const a: ShareFetchRequestAcknowledgementBatch[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchRequestAcknowledgementBatchV0(r));
+      const a: ShareFetchRequestAcknowledgementBatch[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchRequestAcknowledgementBatchV0(r);
       f_acknowledgementBatches = a;
     }
   }
@@ -182,8 +182,8 @@ function readShareFetchRequestAcknowledgementBatchV0(r: Reader): ShareFetchReque
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchRequest: AcknowledgeTypes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int8());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int8();
       f_acknowledgeTypes = a;
     }
   }
@@ -209,8 +209,8 @@ function readShareFetchRequestForgottenTopicV0(r: Reader): ShareFetchRequestForg
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchRequest: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -333,8 +333,8 @@ function readShareFetchResponseV0(r: Reader): ShareFetchResponse {
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchResponse: Responses is null', r.pos);
     else {
-      const a: ShareFetchResponseShareFetchableTopicResponse[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchResponseShareFetchableTopicResponseV0(r));
+      const a: ShareFetchResponseShareFetchableTopicResponse[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchResponseShareFetchableTopicResponseV0(r);
       f_responses = a;
     }
   }
@@ -343,8 +343,8 @@ function readShareFetchResponseV0(r: Reader): ShareFetchResponse {
     const n = r.compactArrayLength(11);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchResponse: NodeEndpoints is null', r.pos);
     else {
-      const a: ShareFetchResponseNodeEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchResponseNodeEndpointV0(r));
+      const a: ShareFetchResponseNodeEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchResponseNodeEndpointV0(r);
       f_nodeEndpoints = a;
     }
   }
@@ -382,8 +382,8 @@ function readShareFetchResponseShareFetchableTopicResponseV0(r: Reader): ShareFe
     const n = r.compactArrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchResponse: Partitions is null', r.pos);
     else {
-      const a: ShareFetchResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchResponsePartitionDataV0(r));
+      const a: ShareFetchResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -414,8 +414,8 @@ function readShareFetchResponsePartitionDataV0(r: Reader): ShareFetchResponsePar
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareFetchResponse: AcquiredRecords is null', r.pos);
     else {
-      const a: ShareFetchResponseAcquiredRecords[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareFetchResponseAcquiredRecordsV0(r));
+      const a: ShareFetchResponseAcquiredRecords[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareFetchResponseAcquiredRecordsV0(r);
       f_acquiredRecords = a;
     }
   }

@@ -18,8 +18,8 @@ function readShareGroupDescribeRequestV0(r: Reader): ShareGroupDescribeRequest {
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupDescribeRequest: GroupIds is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_groupIds = a;
     }
   }
@@ -133,8 +133,8 @@ function readShareGroupDescribeResponseV0(r: Reader): ShareGroupDescribeResponse
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupDescribeResponse: Groups is null', r.pos);
     else {
-      const a: ShareGroupDescribeResponseDescribedGroup[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareGroupDescribeResponseDescribedGroupV0(r));
+      const a: ShareGroupDescribeResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareGroupDescribeResponseDescribedGroupV0(r);
       f_groups = a;
     }
   }
@@ -165,8 +165,8 @@ function readShareGroupDescribeResponseDescribedGroupV0(r: Reader): ShareGroupDe
     const n = r.compactArrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupDescribeResponse: Members is null', r.pos);
     else {
-      const a: ShareGroupDescribeResponseMember[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareGroupDescribeResponseMemberV0(r));
+      const a: ShareGroupDescribeResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareGroupDescribeResponseMemberV0(r);
       f_members = a;
     }
   }
@@ -213,8 +213,8 @@ function readShareGroupDescribeResponseMemberV0(r: Reader): ShareGroupDescribeRe
     const n = r.compactArrayLength(1);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupDescribeResponse: SubscribedTopicNames is null', r.pos);
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_subscribedTopicNames = a;
     }
   }
@@ -254,8 +254,8 @@ function readShareGroupDescribeResponseTopicPartitionsV0(r: Reader): ShareGroupD
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupDescribeResponse: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }
@@ -280,8 +280,8 @@ function readShareGroupDescribeResponseAssignmentV0(r: Reader): ShareGroupDescri
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupDescribeResponse: TopicPartitions is null', r.pos);
     else {
-      const a: ShareGroupDescribeResponseTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareGroupDescribeResponseTopicPartitionsV0(r));
+      const a: ShareGroupDescribeResponseTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareGroupDescribeResponseTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }

@@ -28,8 +28,8 @@ function readShareGroupHeartbeatRequestV0(r: Reader): ShareGroupHeartbeatRequest
     const n = r.compactArrayLength(1);
     if (n < 0) f_subscribedTopicNames = null;
     else {
-      const a: string[] = [];
-      for (let i = 0; i < n; i++) a.push(r.compactString());
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
       f_subscribedTopicNames = a;
     }
   }
@@ -154,8 +154,8 @@ function readShareGroupHeartbeatResponseAssignmentV0(r: Reader): ShareGroupHeart
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupHeartbeatResponse: TopicPartitions is null', r.pos);
     else {
-      const a: ShareGroupHeartbeatResponseTopicPartitions[] = [];
-      for (let i = 0; i < n; i++) a.push(readShareGroupHeartbeatResponseTopicPartitionsV0(r));
+      const a: ShareGroupHeartbeatResponseTopicPartitions[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareGroupHeartbeatResponseTopicPartitionsV0(r);
       f_topicPartitions = a;
     }
   }
@@ -179,8 +179,8 @@ function readShareGroupHeartbeatResponseTopicPartitionsV0(r: Reader): ShareGroup
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ShareGroupHeartbeatResponse: Partitions is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitions = a;
     }
   }

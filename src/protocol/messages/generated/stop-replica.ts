@@ -63,8 +63,8 @@ function readStopReplicaRequestV0(r: Reader): StopReplicaRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: UngroupedPartitions is null', r.pos);
     else {
-      const a: StopReplicaRequestStopReplicaPartitionV0[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaRequestStopReplicaPartitionV0V0(r));
+      const a: StopReplicaRequestStopReplicaPartitionV0[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaRequestStopReplicaPartitionV0V0(r);
       f_ungroupedPartitions = a;
     }
   }
@@ -101,8 +101,8 @@ function readStopReplicaRequestV1(r: Reader): StopReplicaRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: Topics is null', r.pos);
     else {
-      const a: StopReplicaRequestStopReplicaTopicV1[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaRequestStopReplicaTopicV1V1(r));
+      const a: StopReplicaRequestStopReplicaTopicV1[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaRequestStopReplicaTopicV1V1(r);
       f_topics = a;
     }
   }
@@ -140,8 +140,8 @@ function readStopReplicaRequestV2(r: Reader): StopReplicaRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: Topics is null', r.pos);
     else {
-      const a: StopReplicaRequestStopReplicaTopicV1[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaRequestStopReplicaTopicV1V2(r));
+      const a: StopReplicaRequestStopReplicaTopicV1[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaRequestStopReplicaTopicV1V2(r);
       f_topics = a;
     }
   }
@@ -180,8 +180,8 @@ function readStopReplicaRequestV3(r: Reader): StopReplicaRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: TopicStates is null', r.pos);
     else {
-      const a: StopReplicaRequestStopReplicaTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaRequestStopReplicaTopicStateV3(r));
+      const a: StopReplicaRequestStopReplicaTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaRequestStopReplicaTopicStateV3(r);
       f_topicStates = a;
     }
   }
@@ -220,8 +220,8 @@ function readStopReplicaRequestV4(r: Reader): StopReplicaRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: TopicStates is null', r.pos);
     else {
-      const a: StopReplicaRequestStopReplicaTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaRequestStopReplicaTopicStateV3(r));
+      const a: StopReplicaRequestStopReplicaTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaRequestStopReplicaTopicStateV3(r);
       f_topicStates = a;
     }
   }
@@ -269,8 +269,8 @@ function readStopReplicaRequestStopReplicaTopicV1V1(r: Reader): StopReplicaReque
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -293,8 +293,8 @@ function readStopReplicaRequestStopReplicaTopicV1V2(r: Reader): StopReplicaReque
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -319,8 +319,8 @@ function readStopReplicaRequestStopReplicaTopicStateV3(r: Reader): StopReplicaRe
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaRequest: PartitionStates is null', r.pos);
     else {
-      const a: StopReplicaRequestStopReplicaPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaRequestStopReplicaPartitionStateV3(r));
+      const a: StopReplicaRequestStopReplicaPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaRequestStopReplicaPartitionStateV3(r);
       f_partitionStates = a;
     }
   }
@@ -419,8 +419,8 @@ function readStopReplicaResponseV0(r: Reader): StopReplicaResponse {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaResponse: PartitionErrors is null', r.pos);
     else {
-      const a: StopReplicaResponseStopReplicaPartitionError[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaResponseStopReplicaPartitionErrorV0(r));
+      const a: StopReplicaResponseStopReplicaPartitionError[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaResponseStopReplicaPartitionErrorV0(r);
       f_partitionErrors = a;
     }
   }
@@ -443,8 +443,8 @@ function readStopReplicaResponseV2(r: Reader): StopReplicaResponse {
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'StopReplicaResponse: PartitionErrors is null', r.pos);
     else {
-      const a: StopReplicaResponseStopReplicaPartitionError[] = [];
-      for (let i = 0; i < n; i++) a.push(readStopReplicaResponseStopReplicaPartitionErrorV2(r));
+      const a: StopReplicaResponseStopReplicaPartitionError[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readStopReplicaResponseStopReplicaPartitionErrorV2(r);
       f_partitionErrors = a;
     }
   }

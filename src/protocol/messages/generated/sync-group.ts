@@ -38,8 +38,8 @@ function readSyncGroupRequestV0(r: Reader): SyncGroupRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'SyncGroupRequest: Assignments is null', r.pos);
     else {
-      const a: SyncGroupRequestSyncGroupRequestAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readSyncGroupRequestSyncGroupRequestAssignmentV0(r));
+      const a: SyncGroupRequestSyncGroupRequestAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readSyncGroupRequestSyncGroupRequestAssignmentV0(r);
       f_assignments = a;
     }
   }
@@ -75,8 +75,8 @@ function readSyncGroupRequestV3(r: Reader): SyncGroupRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'SyncGroupRequest: Assignments is null', r.pos);
     else {
-      const a: SyncGroupRequestSyncGroupRequestAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readSyncGroupRequestSyncGroupRequestAssignmentV0(r));
+      const a: SyncGroupRequestSyncGroupRequestAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readSyncGroupRequestSyncGroupRequestAssignmentV0(r);
       f_assignments = a;
     }
   }
@@ -113,8 +113,8 @@ function readSyncGroupRequestV4(r: Reader): SyncGroupRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'SyncGroupRequest: Assignments is null', r.pos);
     else {
-      const a: SyncGroupRequestSyncGroupRequestAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readSyncGroupRequestSyncGroupRequestAssignmentV4(r));
+      const a: SyncGroupRequestSyncGroupRequestAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readSyncGroupRequestSyncGroupRequestAssignmentV4(r);
       f_assignments = a;
     }
   }
@@ -155,8 +155,8 @@ function readSyncGroupRequestV5(r: Reader): SyncGroupRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'SyncGroupRequest: Assignments is null', r.pos);
     else {
-      const a: SyncGroupRequestSyncGroupRequestAssignment[] = [];
-      for (let i = 0; i < n; i++) a.push(readSyncGroupRequestSyncGroupRequestAssignmentV4(r));
+      const a: SyncGroupRequestSyncGroupRequestAssignment[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readSyncGroupRequestSyncGroupRequestAssignmentV4(r);
       f_assignments = a;
     }
   }

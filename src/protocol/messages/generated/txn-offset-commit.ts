@@ -52,8 +52,8 @@ function readTxnOffsetCommitRequestV0(r: Reader): TxnOffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV0(r));
+      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV0(r);
       f_topics = a;
     }
   }
@@ -91,8 +91,8 @@ function readTxnOffsetCommitRequestV2(r: Reader): TxnOffsetCommitRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV2(r));
+      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV2(r);
       f_topics = a;
     }
   }
@@ -133,8 +133,8 @@ function readTxnOffsetCommitRequestV3(r: Reader): TxnOffsetCommitRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitRequest: Topics is null', r.pos);
     else {
-      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV3(r));
+      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV3(r);
       f_topics = a;
     }
   }
@@ -174,8 +174,8 @@ function readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV0(r: Reader): Txn
     const n = r.arrayLength(14);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitRequestTxnOffsetCommitRequestPartitionV0(r));
+      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitRequestTxnOffsetCommitRequestPartitionV0(r);
       f_partitions = a;
     }
   }
@@ -198,8 +198,8 @@ function readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV2(r: Reader): Txn
     const n = r.arrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitRequestTxnOffsetCommitRequestPartitionV2(r));
+      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitRequestTxnOffsetCommitRequestPartitionV2(r);
       f_partitions = a;
     }
   }
@@ -222,8 +222,8 @@ function readTxnOffsetCommitRequestTxnOffsetCommitRequestTopicV3(r: Reader): Txn
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitRequest: Partitions is null', r.pos);
     else {
-      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitRequestTxnOffsetCommitRequestPartitionV3(r));
+      const a: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitRequestTxnOffsetCommitRequestPartitionV3(r);
       f_partitions = a;
     }
   }
@@ -358,8 +358,8 @@ function readTxnOffsetCommitResponseV0(r: Reader): TxnOffsetCommitResponse {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitResponse: Topics is null', r.pos);
     else {
-      const a: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitResponseTxnOffsetCommitResponseTopicV0(r));
+      const a: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitResponseTxnOffsetCommitResponseTopicV0(r);
       f_topics = a;
     }
   }
@@ -382,8 +382,8 @@ function readTxnOffsetCommitResponseV3(r: Reader): TxnOffsetCommitResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitResponse: Topics is null', r.pos);
     else {
-      const a: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitResponseTxnOffsetCommitResponseTopicV3(r));
+      const a: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitResponseTxnOffsetCommitResponseTopicV3(r);
       f_topics = a;
     }
   }
@@ -408,8 +408,8 @@ function readTxnOffsetCommitResponseTxnOffsetCommitResponseTopicV0(r: Reader): T
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitResponse: Partitions is null', r.pos);
     else {
-      const a: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitResponseTxnOffsetCommitResponsePartitionV0(r));
+      const a: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitResponseTxnOffsetCommitResponsePartitionV0(r);
       f_partitions = a;
     }
   }
@@ -432,8 +432,8 @@ function readTxnOffsetCommitResponseTxnOffsetCommitResponseTopicV3(r: Reader): T
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'TxnOffsetCommitResponse: Partitions is null', r.pos);
     else {
-      const a: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[] = [];
-      for (let i = 0; i < n; i++) a.push(readTxnOffsetCommitResponseTxnOffsetCommitResponsePartitionV3(r));
+      const a: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readTxnOffsetCommitResponseTxnOffsetCommitResponsePartitionV3(r);
       f_partitions = a;
     }
   }

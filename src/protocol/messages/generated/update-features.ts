@@ -32,8 +32,8 @@ function readUpdateFeaturesRequestV0(r: Reader): UpdateFeaturesRequest {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateFeaturesRequest: FeatureUpdates is null', r.pos);
     else {
-      const a: UpdateFeaturesRequestFeatureUpdateKey[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateFeaturesRequestFeatureUpdateKeyV0(r));
+      const a: UpdateFeaturesRequestFeatureUpdateKey[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateFeaturesRequestFeatureUpdateKeyV0(r);
       f_featureUpdates = a;
     }
   }
@@ -58,8 +58,8 @@ function readUpdateFeaturesRequestV1(r: Reader): UpdateFeaturesRequest {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateFeaturesRequest: FeatureUpdates is null', r.pos);
     else {
-      const a: UpdateFeaturesRequestFeatureUpdateKey[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateFeaturesRequestFeatureUpdateKeyV1(r));
+      const a: UpdateFeaturesRequestFeatureUpdateKey[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateFeaturesRequestFeatureUpdateKeyV1(r);
       f_featureUpdates = a;
     }
   }
@@ -172,8 +172,8 @@ function readUpdateFeaturesResponseV0(r: Reader): UpdateFeaturesResponse {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateFeaturesResponse: Results is null', r.pos);
     else {
-      const a: UpdateFeaturesResponseUpdatableFeatureResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateFeaturesResponseUpdatableFeatureResultV0(r));
+      const a: UpdateFeaturesResponseUpdatableFeatureResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateFeaturesResponseUpdatableFeatureResultV0(r);
       f_results = a;
     }
   }

@@ -85,8 +85,8 @@ function readUpdateMetadataRequestV0(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -95,8 +95,8 @@ function readUpdateMetadataRequestV0(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV0(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV0(r);
       f_liveBrokers = a;
     }
   }
@@ -135,8 +135,8 @@ function readUpdateMetadataRequestV1(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -145,8 +145,8 @@ function readUpdateMetadataRequestV1(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV1(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV1(r);
       f_liveBrokers = a;
     }
   }
@@ -185,8 +185,8 @@ function readUpdateMetadataRequestV2(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -195,8 +195,8 @@ function readUpdateMetadataRequestV2(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV2(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV2(r);
       f_liveBrokers = a;
     }
   }
@@ -235,8 +235,8 @@ function readUpdateMetadataRequestV3(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(30);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -245,8 +245,8 @@ function readUpdateMetadataRequestV3(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV3(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV3(r);
       f_liveBrokers = a;
     }
   }
@@ -285,8 +285,8 @@ function readUpdateMetadataRequestV4(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(34);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: UngroupedPartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV4(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV4(r);
       f_ungroupedPartitionStates = a;
     }
   }
@@ -295,8 +295,8 @@ function readUpdateMetadataRequestV4(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV3(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV3(r);
       f_liveBrokers = a;
     }
   }
@@ -336,8 +336,8 @@ function readUpdateMetadataRequestV5(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: TopicStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataTopicStateV5(r));
+      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataTopicStateV5(r);
       f_topicStates = a;
     }
   }
@@ -346,8 +346,8 @@ function readUpdateMetadataRequestV5(r: Reader): UpdateMetadataRequest {
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV3(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV3(r);
       f_liveBrokers = a;
     }
   }
@@ -388,8 +388,8 @@ function readUpdateMetadataRequestV6(r: Reader): UpdateMetadataRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: TopicStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataTopicStateV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataTopicStateV6(r);
       f_topicStates = a;
     }
   }
@@ -398,8 +398,8 @@ function readUpdateMetadataRequestV6(r: Reader): UpdateMetadataRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV6(r);
       f_liveBrokers = a;
     }
   }
@@ -442,8 +442,8 @@ function readUpdateMetadataRequestV7(r: Reader): UpdateMetadataRequest {
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: TopicStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataTopicStateV7(r));
+      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataTopicStateV7(r);
       f_topicStates = a;
     }
   }
@@ -452,8 +452,8 @@ function readUpdateMetadataRequestV7(r: Reader): UpdateMetadataRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV6(r);
       f_liveBrokers = a;
     }
   }
@@ -498,8 +498,8 @@ function readUpdateMetadataRequestV8(r: Reader): UpdateMetadataRequest {
     const n = r.compactArrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: TopicStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataTopicStateV7(r));
+      const a: UpdateMetadataRequestUpdateMetadataTopicState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataTopicStateV7(r);
       f_topicStates = a;
     }
   }
@@ -508,8 +508,8 @@ function readUpdateMetadataRequestV8(r: Reader): UpdateMetadataRequest {
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: LiveBrokers is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataBroker[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataBrokerV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataBroker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataBrokerV6(r);
       f_liveBrokers = a;
     }
   }
@@ -572,8 +572,8 @@ function readUpdateMetadataRequestUpdateMetadataTopicStateV5(r: Reader): UpdateM
     const n = r.arrayLength(32);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: PartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV5(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV5(r);
       f_partitionStates = a;
     }
   }
@@ -596,8 +596,8 @@ function readUpdateMetadataRequestUpdateMetadataTopicStateV6(r: Reader): UpdateM
     const n = r.compactArrayLength(24);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: PartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r);
       f_partitionStates = a;
     }
   }
@@ -623,8 +623,8 @@ function readUpdateMetadataRequestUpdateMetadataTopicStateV7(r: Reader): UpdateM
     const n = r.compactArrayLength(24);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: PartitionStates is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataPartitionState[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r);
       f_partitionStates = a;
     }
   }
@@ -663,8 +663,8 @@ function readUpdateMetadataRequestUpdateMetadataBrokerV1(r: Reader): UpdateMetad
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Endpoints is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataEndpointV1(r));
+      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataEndpointV1(r);
       f_endpoints = a;
     }
   }
@@ -687,8 +687,8 @@ function readUpdateMetadataRequestUpdateMetadataBrokerV2(r: Reader): UpdateMetad
     const n = r.arrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Endpoints is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataEndpointV1(r));
+      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataEndpointV1(r);
       f_endpoints = a;
     }
   }
@@ -713,8 +713,8 @@ function readUpdateMetadataRequestUpdateMetadataBrokerV3(r: Reader): UpdateMetad
     const n = r.arrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Endpoints is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataEndpointV3(r));
+      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataEndpointV3(r);
       f_endpoints = a;
     }
   }
@@ -739,8 +739,8 @@ function readUpdateMetadataRequestUpdateMetadataBrokerV6(r: Reader): UpdateMetad
     const n = r.compactArrayLength(9);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Endpoints is null', r.pos);
     else {
-      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateMetadataRequestUpdateMetadataEndpointV6(r));
+      const a: UpdateMetadataRequestUpdateMetadataEndpoint[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateMetadataRequestUpdateMetadataEndpointV6(r);
       f_endpoints = a;
     }
   }
@@ -816,8 +816,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -827,8 +827,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV0(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -875,8 +875,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV4(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -886,8 +886,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV4(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -896,8 +896,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV4(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }
@@ -948,8 +948,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV5(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -959,8 +959,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV5(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -969,8 +969,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV5(r: Reader): Upd
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }
@@ -1020,8 +1020,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r: Reader): Upd
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Isr is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_isr = a;
     }
   }
@@ -1031,8 +1031,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r: Reader): Upd
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: Replicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_replicas = a;
     }
   }
@@ -1041,8 +1041,8 @@ function readUpdateMetadataRequestUpdateMetadataPartitionStateV6(r: Reader): Upd
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateMetadataRequest: OfflineReplicas is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_offlineReplicas = a;
     }
   }

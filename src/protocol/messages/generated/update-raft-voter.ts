@@ -57,8 +57,8 @@ function readUpdateRaftVoterRequestV0(r: Reader): UpdateRaftVoterRequest {
     const n = r.compactArrayLength(5);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'UpdateRaftVoterRequest: Listeners is null', r.pos);
     else {
-      const a: UpdateRaftVoterRequestListener[] = [];
-      for (let i = 0; i < n; i++) a.push(readUpdateRaftVoterRequestListenerV0(r));
+      const a: UpdateRaftVoterRequestListener[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readUpdateRaftVoterRequestListenerV0(r);
       f_listeners = a;
     }
   }

@@ -42,8 +42,8 @@ function readVoteRequestV0(r: Reader): VoteRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteRequest: Topics is null', r.pos);
     else {
-      const a: VoteRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteRequestTopicDataV0(r));
+      const a: VoteRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteRequestTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -69,8 +69,8 @@ function readVoteRequestV1(r: Reader): VoteRequest {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteRequest: Topics is null', r.pos);
     else {
-      const a: VoteRequestTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteRequestTopicDataV1(r));
+      const a: VoteRequestTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteRequestTopicDataV1(r);
       f_topics = a;
     }
   }
@@ -96,8 +96,8 @@ function readVoteRequestTopicDataV0(r: Reader): VoteRequestTopicData {
     const n = r.compactArrayLength(25);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteRequest: Partitions is null', r.pos);
     else {
-      const a: VoteRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteRequestPartitionDataV0(r));
+      const a: VoteRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -122,8 +122,8 @@ function readVoteRequestTopicDataV1(r: Reader): VoteRequestTopicData {
     const n = r.compactArrayLength(57);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteRequest: Partitions is null', r.pos);
     else {
-      const a: VoteRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteRequestPartitionDataV1(r));
+      const a: VoteRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteRequestPartitionDataV1(r);
       f_partitions = a;
     }
   }
@@ -265,8 +265,8 @@ function readVoteResponseV0(r: Reader): VoteResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteResponse: Topics is null', r.pos);
     else {
-      const a: VoteResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteResponseTopicDataV0(r));
+      const a: VoteResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -291,8 +291,8 @@ function readVoteResponseV1(r: Reader): VoteResponse {
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteResponse: Topics is null', r.pos);
     else {
-      const a: VoteResponseTopicData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteResponseTopicDataV0(r));
+      const a: VoteResponseTopicData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteResponseTopicDataV0(r);
       f_topics = a;
     }
   }
@@ -308,8 +308,8 @@ function readVoteResponseV1(r: Reader): VoteResponse {
           const n = r.compactArrayLength(8);
           if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteResponse: NodeEndpoints is null', r.pos);
           else {
-            const a: VoteResponseNodeEndpoint[] = [];
-            for (let i = 0; i < n; i++) a.push(readVoteResponseNodeEndpointV1(r));
+            const a: VoteResponseNodeEndpoint[] = new Array(n);
+            for (let i = 0; i < n; i++) a[i] = readVoteResponseNodeEndpointV1(r);
             f_nodeEndpoints = a;
           }
         }
@@ -351,8 +351,8 @@ function readVoteResponseTopicDataV0(r: Reader): VoteResponseTopicData {
     const n = r.compactArrayLength(16);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'VoteResponse: Partitions is null', r.pos);
     else {
-      const a: VoteResponsePartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readVoteResponsePartitionDataV0(r));
+      const a: VoteResponsePartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readVoteResponsePartitionDataV0(r);
       f_partitions = a;
     }
   }

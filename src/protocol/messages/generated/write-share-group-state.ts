@@ -49,8 +49,8 @@ function readWriteShareGroupStateRequestV0(r: Reader): WriteShareGroupStateReque
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteShareGroupStateRequest: Topics is null', r.pos);
     else {
-      const a: WriteShareGroupStateRequestWriteStateData[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteShareGroupStateRequestWriteStateDataV0(r));
+      const a: WriteShareGroupStateRequestWriteStateData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteShareGroupStateRequestWriteStateDataV0(r);
       f_topics = a;
     }
   }
@@ -75,8 +75,8 @@ function readWriteShareGroupStateRequestWriteStateDataV0(r: Reader): WriteShareG
     const n = r.compactArrayLength(22);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteShareGroupStateRequest: Partitions is null', r.pos);
     else {
-      const a: WriteShareGroupStateRequestPartitionData[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteShareGroupStateRequestPartitionDataV0(r));
+      const a: WriteShareGroupStateRequestPartitionData[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteShareGroupStateRequestPartitionDataV0(r);
       f_partitions = a;
     }
   }
@@ -104,8 +104,8 @@ function readWriteShareGroupStateRequestPartitionDataV0(r: Reader): WriteShareGr
     const n = r.compactArrayLength(20);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteShareGroupStateRequest: StateBatches is null', r.pos);
     else {
-      const a: WriteShareGroupStateRequestStateBatch[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteShareGroupStateRequestStateBatchV0(r));
+      const a: WriteShareGroupStateRequestStateBatch[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteShareGroupStateRequestStateBatchV0(r);
       f_stateBatches = a;
     }
   }
@@ -200,8 +200,8 @@ function readWriteShareGroupStateResponseV0(r: Reader): WriteShareGroupStateResp
     const n = r.compactArrayLength(18);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteShareGroupStateResponse: Results is null', r.pos);
     else {
-      const a: WriteShareGroupStateResponseWriteStateResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteShareGroupStateResponseWriteStateResultV0(r));
+      const a: WriteShareGroupStateResponseWriteStateResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteShareGroupStateResponseWriteStateResultV0(r);
       f_results = a;
     }
   }
@@ -225,8 +225,8 @@ function readWriteShareGroupStateResponseWriteStateResultV0(r: Reader): WriteSha
     const n = r.compactArrayLength(8);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteShareGroupStateResponse: Partitions is null', r.pos);
     else {
-      const a: WriteShareGroupStateResponsePartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteShareGroupStateResponsePartitionResultV0(r));
+      const a: WriteShareGroupStateResponsePartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteShareGroupStateResponsePartitionResultV0(r);
       f_partitions = a;
     }
   }

@@ -36,8 +36,8 @@ function readWriteTxnMarkersRequestV0(r: Reader): WriteTxnMarkersRequest {
     const n = r.arrayLength(19);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersRequest: Markers is null', r.pos);
     else {
-      const a: WriteTxnMarkersRequestWritableTxnMarker[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersRequestWritableTxnMarkerV0(r));
+      const a: WriteTxnMarkersRequestWritableTxnMarker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersRequestWritableTxnMarkerV0(r);
       f_markers = a;
     }
   }
@@ -58,8 +58,8 @@ function readWriteTxnMarkersRequestV1(r: Reader): WriteTxnMarkersRequest {
     const n = r.compactArrayLength(17);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersRequest: Markers is null', r.pos);
     else {
-      const a: WriteTxnMarkersRequestWritableTxnMarker[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersRequestWritableTxnMarkerV1(r));
+      const a: WriteTxnMarkersRequestWritableTxnMarker[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersRequestWritableTxnMarkerV1(r);
       f_markers = a;
     }
   }
@@ -85,8 +85,8 @@ function readWriteTxnMarkersRequestWritableTxnMarkerV0(r: Reader): WriteTxnMarke
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersRequest: Topics is null', r.pos);
     else {
-      const a: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersRequestWritableTxnMarkerTopicV0(r));
+      const a: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersRequestWritableTxnMarkerTopicV0(r);
       f_topics = a;
     }
   }
@@ -121,8 +121,8 @@ function readWriteTxnMarkersRequestWritableTxnMarkerV1(r: Reader): WriteTxnMarke
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersRequest: Topics is null', r.pos);
     else {
-      const a: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersRequestWritableTxnMarkerTopicV1(r));
+      const a: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersRequestWritableTxnMarkerTopicV1(r);
       f_topics = a;
     }
   }
@@ -157,8 +157,8 @@ function readWriteTxnMarkersRequestWritableTxnMarkerTopicV0(r: Reader): WriteTxn
     const n = r.arrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -181,8 +181,8 @@ function readWriteTxnMarkersRequestWritableTxnMarkerTopicV1(r: Reader): WriteTxn
     const n = r.compactArrayLength(4);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersRequest: PartitionIndexes is null', r.pos);
     else {
-      const a: number[] = [];
-      for (let i = 0; i < n; i++) a.push(r.int32());
+      const a: number[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.int32();
       f_partitionIndexes = a;
     }
   }
@@ -256,8 +256,8 @@ function readWriteTxnMarkersResponseV0(r: Reader): WriteTxnMarkersResponse {
     const n = r.arrayLength(12);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersResponse: Markers is null', r.pos);
     else {
-      const a: WriteTxnMarkersResponseWritableTxnMarkerResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersResponseWritableTxnMarkerResultV0(r));
+      const a: WriteTxnMarkersResponseWritableTxnMarkerResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersResponseWritableTxnMarkerResultV0(r);
       f_markers = a;
     }
   }
@@ -278,8 +278,8 @@ function readWriteTxnMarkersResponseV1(r: Reader): WriteTxnMarkersResponse {
     const n = r.compactArrayLength(10);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersResponse: Markers is null', r.pos);
     else {
-      const a: WriteTxnMarkersResponseWritableTxnMarkerResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersResponseWritableTxnMarkerResultV1(r));
+      const a: WriteTxnMarkersResponseWritableTxnMarkerResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersResponseWritableTxnMarkerResultV1(r);
       f_markers = a;
     }
   }
@@ -303,8 +303,8 @@ function readWriteTxnMarkersResponseWritableTxnMarkerResultV0(r: Reader): WriteT
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersResponse: Topics is null', r.pos);
     else {
-      const a: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersResponseWritableTxnMarkerTopicResultV0(r));
+      const a: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersResponseWritableTxnMarkerTopicResultV0(r);
       f_topics = a;
     }
   }
@@ -327,8 +327,8 @@ function readWriteTxnMarkersResponseWritableTxnMarkerResultV1(r: Reader): WriteT
     const n = r.compactArrayLength(3);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersResponse: Topics is null', r.pos);
     else {
-      const a: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersResponseWritableTxnMarkerTopicResultV1(r));
+      const a: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersResponseWritableTxnMarkerTopicResultV1(r);
       f_topics = a;
     }
   }
@@ -353,8 +353,8 @@ function readWriteTxnMarkersResponseWritableTxnMarkerTopicResultV0(r: Reader): W
     const n = r.arrayLength(6);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersResponse: Partitions is null', r.pos);
     else {
-      const a: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersResponseWritableTxnMarkerPartitionResultV0(r));
+      const a: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersResponseWritableTxnMarkerPartitionResultV0(r);
       f_partitions = a;
     }
   }
@@ -377,8 +377,8 @@ function readWriteTxnMarkersResponseWritableTxnMarkerTopicResultV1(r: Reader): W
     const n = r.compactArrayLength(7);
     if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'WriteTxnMarkersResponse: Partitions is null', r.pos);
     else {
-      const a: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = [];
-      for (let i = 0; i < n; i++) a.push(readWriteTxnMarkersResponseWritableTxnMarkerPartitionResultV1(r));
+      const a: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readWriteTxnMarkersResponseWritableTxnMarkerPartitionResultV1(r);
       f_partitions = a;
     }
   }
