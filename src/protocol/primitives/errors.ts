@@ -9,7 +9,6 @@ export type DecodeErrorCode =
   | 'COUNT_TOO_LARGE'
   | 'VARINT_TOO_LONG'
   | 'NULL_NOT_ALLOWED'
-  | 'TAG_OVERRUN'
   | 'UNSUPPORTED_VERSION'
   | 'UNSAFE_INTEGER';
 
@@ -31,8 +30,7 @@ export type EncodeErrorCode =
   | 'STRING_TOO_LONG'
   | 'BYTES_TOO_LONG'
   | 'INVALID_UUID'
-  | 'UNSUPPORTED_VERSION'
-  | 'VALUE_OUT_OF_RANGE';
+  | 'UNSUPPORTED_VERSION';
 
 /** Thrown when a value cannot be represented in the requested version (a caller bug, not bad input). */
 export class EncodeError extends Error {
