@@ -54,7 +54,8 @@ test('group API errors over the wire', { timeout: 60_000 }, async () => {
   assert.deepEqual(batched.coordinators.map((c) => [c.key, c.errorCode]), [['eg', 0], ['other', 0]]);
 
   assert.equal((await a.request(joinGroupApi, 3, join('', { sessionTimeoutMs: 1000 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
-  const required = await a.request(joinGroupApi, 4, join(''));
+  // (Another group: a pending member id would hold the rebalances below until it expires.)
+  const required = await a.request(joinGroupApi, 4, join('', { groupId: 'eg-v4' }));
   assert.equal(required.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
   assert.ok(required.memberId.length > 0);
 
