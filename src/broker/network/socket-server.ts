@@ -16,6 +16,8 @@ export interface SocketServerOptions {
   readonly maxConnections: number;
   readonly handler: RequestHandler;
   readonly logger: Logger;
+  /** How long `close()` lets connections finish in-flight requests before cutting them. */
+  readonly shutdownTimeoutMs?: number;
 }
 
 export class SocketServer {
@@ -81,7 +83,16 @@ export class SocketServer {
   /** Stops accepting; connections answer what they have received, then close. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await Promise.all([...this.connections].map((c) => c.shutdown()));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.opts.shutdownTimeoutMs ?? 15_000);
+    });
+    await Promise.race([Promise.all([...this.connections].map((c) => c.shutdown())), timeout]);
+    clearTimeout(timer);
+    for (const c of this.connections) {
+      this.opts.logger.log('warn', 'closing a connection with requests still in flight', { conn: c.context.remoteAddress });
+      c.close('shutdown timeout');
+    }
     await closed;
   }
 }

@@ -1,0 +1,52 @@
+// "A real Kafka inside your test run": starts in-process brokers on ephemeral loopback ports
+// with throw-away data directories. Used by Samsa's own tests and offered to users.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrokerHandle, startBroker } from '../broker/broker.js';
+import type { Logger } from '../broker/logger.js';
+
+export interface TestBrokerOptions {
+  /** Kafka broker configs (e.g. `{ 'num.partitions': 3 }`). */
+  overrides?: Readonly<Record<string, string | number | boolean>>;
+  /** Reuse a data directory (e.g. to restart on the data of a closed broker). */
+  dataDir?: string;
+  nodeId?: number;
+  logger?: Logger;
+}
+
+export interface TestBroker extends BrokerHandle {
+  readonly dataDir: string;
+  /** Closes the broker and deletes its data directory. */
+  close(): Promise<void>;
+  /** Closes the broker and keeps its data (for restart tests). */
+  stop(): Promise<void>;
+}
+
+export async function startTestBroker(options: TestBrokerOptions = {}): Promise<TestBroker> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'samsa-test-')));
+  let broker: BrokerHandle;
+  try {
+    broker = await startBroker({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      ...(options.nodeId !== undefined ? { nodeId: options.nodeId } : {}),
+      ...(options.overrides ? { overrides: options.overrides } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  } catch (e) {
+    if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    ...broker,
+    dataDir,
+    stop: () => broker.close(),
+    async close() {
+      await broker.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
