@@ -281,6 +281,7 @@ export class LogSegment {
    */
   async largestTimestamp(): Promise<bigint> {
     if (this.maxTimestamp >= 0n) return this.maxTimestamp;
+    if (this.size === 0) return -1n; // no records: as old as can be
     const raw = await readFileOrNull(this.timeIndex.path);
     if (raw !== null && raw.length >= 12 && raw.length % 12 === 0) {
       const ts = raw.readBigInt64BE(raw.length - 12);
