@@ -8,7 +8,10 @@ export interface ConsumedRecord {
 
 export class ConsumerProc {
   readonly records: ConsumedRecord[] = [];
+  /** kafkajs: the whole assignment after each join. */
   readonly assignments: number[][] = [];
+  /** librdkafka: rebalance callbacks (incremental with cooperative-sticky). */
+  readonly events: Array<{ kind: 'assign' | 'revoke'; partitions: number[] }> = [];
   stderr = '';
   #buf = '';
   readonly exited: Promise<number | null>;
@@ -36,12 +39,29 @@ export class ConsumerProc {
       this.records.push({ partition: Number(p), offset: Number(o) });
     } else if (line.startsWith('assigned ')) {
       this.assignments.push(JSON.parse(line.slice(9)) as number[]);
+    } else if (line.startsWith('assign ') || line.startsWith('revoke ')) {
+      this.events.push({ kind: line.slice(0, 6) as 'assign' | 'revoke', partitions: JSON.parse(line.slice(7)) as number[] });
     }
   }
 
   static node(name: string, script: string, args: string[]): ConsumerProc {
     const path = new URL(script, import.meta.url).pathname;
     return new ConsumerProc(name, spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+
+  static python(name: string, args: string[]): ConsumerProc {
+    const path = new URL('./ck_consumer.py', import.meta.url).pathname;
+    return new ConsumerProc(name, spawn('/usr/bin/python3', ['-u', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+
+  /** Partitions owned now, from the rebalance callbacks (eager: assign replaces; cooperative: adds). */
+  owned(incremental: boolean): number[] {
+    let owned = new Set<number>();
+    for (const e of this.events) {
+      if (e.kind === 'assign') owned = incremental ? new Set([...owned, ...e.partitions]) : new Set(e.partitions);
+      else for (const p of e.partitions) owned.delete(p);
+    }
+    return [...owned].sort((a, b) => a - b);
   }
 
   async kill(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
