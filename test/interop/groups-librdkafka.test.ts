@@ -93,7 +93,7 @@ test('static member restarting within its session gets its partitions back witho
 
 test('kcat -G: two balanced consumers share the topic', { timeout: 60_000 }, async () => {
   const kcat = (name: string) => {
-    const child = spawn('kcat', ['-b', broker.bootstrap, '-G', 'g-kcat', '-X', 'auto.offset.reset=earliest', '-X', 'session.timeout.ms=10000', '-q', '-f', 'm %p %o\\n', 't-kcat'], {
+    const child = spawn('kcat', ['-b', broker.bootstrap, '-u', '-G', 'g-kcat', '-X', 'auto.offset.reset=earliest', '-X', 'session.timeout.ms=10000', '-q', '-f', 'm %p %o\\n', 't-kcat'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const p = new ConsumerProc(name, child);
