@@ -65,6 +65,8 @@ export class RecordCursor implements Iterable<RecordCursor> {
   readonly #end: number;
   readonly #baseTimestamp: number;
   readonly #logAppendTime: boolean;
+  readonly #count: number;
+  readonly #baseOffset: bigint;
 
   constructor(header: BatchHeader, data: Buffer) {
     this.header = header;
@@ -72,56 +74,87 @@ export class RecordCursor implements Iterable<RecordCursor> {
     this.#end = data.length;
     this.#baseTimestamp = Number(header.baseTimestamp);
     this.#logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+    this.#count = header.recordCount;
+    this.#baseOffset = header.baseOffset;
   }
 
   /** Advances to the next record; false at the end. Throws INVALID_RECORD on malformed data. */
   next(): boolean {
     const data = this.data;
     const end = this.#end;
-    const c = this.#c;
-    const pos = this.recordEnd;
-    if (this.index + 1 >= this.header.recordCount) {
-      if (pos !== end)
-        throw invalidRecord(`${end - pos} bytes left after the batch's ${this.header.recordCount} records`);
+    let p = this.recordEnd;
+    if (this.index + 1 >= this.#count) {
+      if (p !== end) throw invalidRecord(`${end - p} bytes left after the batch's ${this.#count} records`);
       return false;
     }
-    if (pos >= end)
-      throw invalidRecord(`records end after ${this.index + 1} of ${this.header.recordCount} records`);
-    c.pos = pos;
-    const length = readVarint(data, c, end);
-    const recEnd = c.pos + length;
-    if (length < 1 || recEnd > end) throw invalidRecord(`record length ${length} out of bounds`);
-    this.recordAttributes = data[c.pos++]!;
-    this.timestampDelta = readVarlong(data, c, recEnd);
-    this.offsetDelta = readVarint(data, c, recEnd);
+    if (p >= end) throw invalidRecord(`records end after ${this.index + 1} of ${this.#count} records`);
+    // Each field: inline fast path for the common 1-byte varint, shared slow path otherwise.
+    const c = this.#c;
+    let b = data[p]!;
+    let length: number;
+    if (b < 0x80) {
+      length = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      c.pos = p;
+      length = readVarint(data, c, end);
+      p = c.pos;
+    }
+    const recEnd = p + length;
+    if (length < 6 || recEnd > end) throw invalidRecord(`record length ${length} out of bounds`);
+    this.recordAttributes = data[p++]!;
+    b = data[p]!;
+    if (b < 0x80) {
+      this.timestampDelta = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      c.pos = p;
+      this.timestampDelta = readVarlong(data, c, recEnd);
+      p = c.pos;
+    }
+    b = p < recEnd ? data[p]! : 0x80;
+    if (b < 0x80) {
+      this.offsetDelta = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      c.pos = p;
+      this.offsetDelta = readVarint(data, c, recEnd);
+      p = c.pos;
+    }
+    c.pos = p;
     const keyLength = readVarint(data, c, recEnd);
-    if (keyLength < -1 || c.pos + keyLength > recEnd)
+    p = c.pos;
+    if (keyLength < -1 || p + keyLength > recEnd)
       throw invalidRecord(`key length ${keyLength} out of bounds`);
-    this.keyOffset = c.pos;
+    this.keyOffset = p;
     this.keyLength = keyLength;
-    if (keyLength > 0) c.pos += keyLength;
+    if (keyLength > 0) c.pos = p += keyLength;
     const valueLength = readVarint(data, c, recEnd);
-    if (valueLength < -1 || c.pos + valueLength > recEnd)
+    p = c.pos;
+    if (valueLength < -1 || p + valueLength > recEnd) {
       throw invalidRecord(`value length ${valueLength} out of bounds`);
-    this.valueOffset = c.pos;
+    }
+    this.valueOffset = p;
     this.valueLength = valueLength;
-    if (valueLength > 0) c.pos += valueLength;
+    if (valueLength > 0) c.pos = p += valueLength;
     const headerCount = readVarint(data, c, recEnd);
+    p = c.pos;
     // Each header takes at least two bytes (two one-byte lengths).
-    if (headerCount < 0 || headerCount * 2 > recEnd - c.pos)
+    if (headerCount < 0 || headerCount * 2 > recEnd - p) {
       throw invalidRecord(`header count ${headerCount} out of bounds`);
+    }
     // Without headers the record must end here (with headers, `headers()` checks the end).
-    if (headerCount === 0 && c.pos !== recEnd)
-      throw invalidRecord(`record has ${recEnd - c.pos} bytes after its value`);
+    if (headerCount === 0 && p !== recEnd)
+      throw invalidRecord(`record has ${recEnd - p} bytes after its value`);
     this.headerCount = headerCount;
-    this.headersOffset = c.pos;
+    this.headersOffset = p;
     this.recordEnd = recEnd;
     this.index++;
     return true;
   }
 
   get offset(): bigint {
-    return this.header.baseOffset + BigInt(this.offsetDelta);
+    return this.#baseOffset + BigInt(this.offsetDelta);
   }
 
   /** Milliseconds; for LogAppendTime batches the batch's MaxTimestamp, as Kafka reports it. */
