@@ -1,78 +1,38 @@
-// A broker in its own process (`samsa start` through tsx), so tests can SIGKILL it and start
-// it again on the same port and data directory.
+// Runs `samsa start` as a child process (through tsx, so no build is needed) for tests that
+// must stop the broker abruptly (SIGKILL) or check the CLI itself.
+
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const MAIN = new URL('../../../src/cli/main.ts', import.meta.url).pathname;
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
+export interface BrokerProcess {
+  readonly child: ChildProcess;
+  readonly host: string;
+  readonly port: number;
+  readonly output: () => string;
+  /** Resolves with the exit code (or signal name). */
+  readonly exited: Promise<number | string>;
 }
 
-export class BrokerProcess {
-  child: ChildProcess | null = null;
-  output = '';
-
-  private constructor(
-    readonly port: number,
-    readonly dataDir: string,
-    readonly overrides: Record<string, string | number>,
-  ) {}
-
-  static async create(overrides: Record<string, string | number> = {}): Promise<BrokerProcess> {
-    return new BrokerProcess(await freePort(), await mkdtemp(join(tmpdir(), 'samsa-groups-')), overrides);
-  }
-
-  get bootstrap(): string {
-    return `127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const args = ['--import', 'tsx', MAIN, 'start', '--port', String(this.port), '--data-dir', this.dataDir, '--log-level', 'warn'];
-    for (const [k, v] of Object.entries(this.overrides)) args.push('--override', `${k}=${v}`);
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`broker did not start:\n${this.output}`)), 30_000);
-      const onData = (d: Buffer) => {
-        this.output += d.toString();
-        if (this.output.includes('listening on')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`broker exited with ${code}:\n${this.output}`));
-      });
-    });
-  }
-
-  /** SIGTERM (clean shutdown) or SIGKILL; resolves once the process is gone. */
-  async stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (child === null || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill(signal);
-    await exited;
-    this.child = null;
-  }
-
-  async destroy(): Promise<void> {
-    await this.stop('SIGKILL');
-    await rm(this.dataDir, { recursive: true, force: true });
+export async function spawnBroker(args: readonly string[], timeoutMs = 30_000): Promise<BrokerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = /listening on (\S+):(\d+)/.exec(out);
+    if (m) return { child, host: m[1]!, port: Number(m[2]), output: () => out, exited };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`broker did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
