@@ -1,0 +1,515 @@
+// The consumer, with the semantics of Kafka's KafkaConsumer on one event loop:
+// subscribe (topics or RegExp, group-managed) or assign (manual), poll(timeout) or an async
+// iterator, commits (auto, sync, async), positions and seeks, pause/resume, wakeup and close.
+//
+// poll() is where the application-facing work happens: rebalance steps and their listener
+// callbacks, auto commit, position lookups, and draining fetched records. Fetching, heartbeats
+// and JoinGroup/SyncGroup round trips run in the background between polls.
+import { BrokerPool } from '../broker-pool.js';
+import { Coordinators } from '../coordinator.js';
+import { ClientClosedError, ConfigError, IllegalStateError } from '../errors.js';
+import { Metadata } from '../metadata.js';
+import { type ConsumerOptions, type Deserializer, type ResolvedConsumerOptions, resolveConsumerOptions } from './consumer-config.js';
+import { WakeupError } from './consumer-errors.js';
+import { FetchPositions } from './fetch-positions.js';
+import { Fetcher } from './fetcher.js';
+import { GroupMembership, type MembershipHost } from './group-membership.js';
+import { GroupRpc } from './group-rpc.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, listOffsets } from './offset-lookup.js';
+import { GroupOffsets } from './offsets.js';
+import { SubscriptionState } from './subscription-state.js';
+import type {
+  ConsumerRecord,
+  OffsetAndTimestamp,
+  RebalanceListener,
+  TopicPartition,
+  TopicPartitionOffset,
+} from './types.js';
+
+export interface ConsumerGroupMetadata {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
+export type CommitCallback = (err: Error | null, offsets: TopicPartitionOffset[]) => void;
+
+export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIterable<ConsumerRecord<K, V>> {
+  readonly options: ResolvedConsumerOptions;
+  readonly #pool: BrokerPool;
+  readonly #metadata: Metadata;
+  readonly #subs = new SubscriptionState();
+  readonly #fetcher: Fetcher;
+  readonly #rpc: GroupRpc | null;
+  readonly #offsets: GroupOffsets | null;
+  readonly #positions: FetchPositions;
+  readonly #kd: Deserializer<K> | null;
+  readonly #vd: Deserializer<V> | null;
+  #membership: GroupMembership | null = null;
+  #listener: RebalanceListener | null = null;
+  #waiters: (() => void)[] = [];
+  #wakeupPending = false;
+  #wakeupRejects = new Set<(e: Error) => void>();
+  #polling = false;
+  #lastPollAt = Date.now();
+  #nextAutoCommit = 0;
+  #seenMetadata = -1;
+  #closing = false;
+  #closed = false;
+
+  constructor(options: ConsumerOptions<K, V>) {
+    this.options = resolveConsumerOptions(options as ConsumerOptions<unknown, unknown>);
+    const o = this.options;
+    this.#pool = new BrokerPool(o);
+    this.#metadata = new Metadata(this.#pool, { allowAutoTopicCreation: o.allowAutoCreateTopics });
+    this.#fetcher = new Fetcher(this.#pool, this.#metadata, this.#subs, o, () => this.#signal());
+    this.#rpc = o.groupId === null ? null : new GroupRpc(o.groupId, new Coordinators(this.#pool), o);
+    this.#offsets = this.#rpc === null ? null : new GroupOffsets(this.#rpc, o, () => this.#membership);
+    this.#positions = new FetchPositions(this.#pool, this.#metadata, this.#subs, o, this.#offsets, () => {
+      this.#fetcher.maybeFetch();
+      this.#signal();
+    });
+    this.#kd = options.keyDeserializer ?? null;
+    this.#vd = options.valueDeserializer ?? null;
+    this.#nextAutoCommit = Date.now() + o.autoCommitIntervalMs;
+  }
+
+  // ---- subscription -------------------------------------------------------------------------
+
+  /** Joins the group for these topics (or every topic matching the pattern). */
+  subscribe(topics: readonly string[] | RegExp, listener?: RebalanceListener): void {
+    this.#ensureOpen();
+    if (this.#rpc === null) throw new ConfigError('subscribe() needs a groupId; use assign() without one');
+    if (topics instanceof RegExp) {
+      this.#subs.subscribePattern(topics);
+      this.#metadata.trackAll();
+      this.#seenMetadata = -1;
+    } else {
+      if (topics.some((t) => typeof t !== 'string' || t === '')) throw new ConfigError('topic names must be non-empty strings');
+      this.#subs.subscribeTopics(topics);
+      if (topics.length > 0) this.#metadata.track(...topics);
+      this.#metadata.requestUpdate(true);
+    }
+    this.#listener = listener ?? this.#listener;
+    if (this.#membership === null) this.#membership = new GroupMembership(this.#rpc, this.options, this.#host());
+    else this.#membership.requestRejoin('subscription changed');
+    this.#signal();
+  }
+
+  /** Manually assigns partitions (no group membership, no rebalancing). */
+  assign(partitions: readonly TopicPartition[]): void {
+    this.#ensureOpen();
+    this.#subs.manualAssign();
+    const added = this.#subs.setAssignment(partitions);
+    for (const s of added) {
+      if (this.#offsets !== null) s.needsCommitted = true;
+      else s.requestReset(this.options.autoOffsetReset);
+    }
+    if (partitions.length === 0) this.#subs.unsubscribe();
+    this.#metadata.track(...new Set(partitions.map((p) => p.topic)));
+    this.#metadata.requestUpdate(true);
+    this.#fetcher.purgeStale();
+    this.#signal();
+  }
+
+  /** Leaves the group (revoking partitions through the listener) or drops the manual assignment. */
+  async unsubscribe(): Promise<void> {
+    this.#ensureOpen();
+    const m = this.#membership;
+    if (m !== null) {
+      await this.#giveUpPartitions(m);
+      await m.leave('the consumer unsubscribed from all topics');
+      m.close();
+      this.#membership = null;
+    }
+    this.#subs.unsubscribe();
+    this.#fetcher.purgeStale();
+  }
+
+  assignment(): TopicPartition[] {
+    return this.#subs.assignedPartitions();
+  }
+
+  subscription(): string[] {
+    return [...this.#subs.topics];
+  }
+
+  // ---- polling ------------------------------------------------------------------------------
+
+  /**
+   * Returns the next records (at most max.poll.records), waiting up to `timeoutMs` for some.
+   * Runs pending rebalance steps (and the rebalance listener) first. Throws WakeupError if
+   * wakeup() was called, and partition errors (e.g. NoOffsetForPartitionError) as Kafka does.
+   */
+  async poll(timeoutMs: number): Promise<ConsumerRecord<K, V>[]> {
+    this.#ensureOpen();
+    if (this.#polling) throw new IllegalStateError('poll() is already running: call it from one task at a time');
+    if (this.#subs.mode === 'none') throw new IllegalStateError('subscribe() or assign() before poll()');
+    this.#polling = true;
+    this.#lastPollAt = Date.now();
+    const deadline = Date.now() + Math.max(0, timeoutMs);
+    try {
+      for (;;) {
+        this.#checkWakeup();
+        if (this.#closing) return [];
+        const m = this.#membership;
+        if (m !== null) {
+          await this.#checkMetadata(m);
+          await m.poll();
+          this.#checkWakeup();
+          if (this.#closing) return [];
+        }
+        this.#maybeAutoCommit();
+        this.#positions.update();
+        this.#fetcher.maybeFetch();
+        const records = await this.#fetcher.collect(this.options.maxPollRecords, this.#kd, this.#vd);
+        if (records.length > 0) return records;
+        this.#positions.takeError();
+        const left = deadline - Date.now();
+        if (left <= 0) return [];
+        await this.#wait(left);
+      }
+    } finally {
+      this.#polling = false;
+      this.#lastPollAt = Date.now();
+    }
+  }
+
+  /** Yields records one by one, polling as needed, until the consumer is closed. */
+  async *[Symbol.asyncIterator](): AsyncIterator<ConsumerRecord<K, V>> {
+    while (!this.#closing) {
+      const records = await this.poll(1000);
+      for (const r of records) yield r;
+    }
+  }
+
+  /** Makes a blocked (or the next) poll()/commitSync()/position() throw WakeupError. Safe from any task. */
+  wakeup(): void {
+    this.#wakeupPending = true;
+    for (const reject of this.#wakeupRejects) reject(new WakeupError());
+    if (this.#wakeupRejects.size > 0) this.#wakeupPending = false;
+    this.#wakeupRejects.clear();
+    this.#signal();
+  }
+
+  // ---- offsets ------------------------------------------------------------------------------
+
+  /** Commits `offsets` (default: the positions of everything polled), retrying retriable errors. */
+  async commitSync(offsets?: readonly TopicPartitionOffset[], opts: { timeoutMs?: number } = {}): Promise<void> {
+    this.#ensureOpen();
+    const g = this.#requireGroup();
+    const list = offsets ?? this.#consumedOffsets(null);
+    if (list.length === 0) return;
+    this.#checkWakeup();
+    await this.#wakeable(g.commit(list, true, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
+  }
+
+  /** One commit attempt without retries; the callback (if any) gets the outcome. */
+  commitAsync(offsets?: readonly TopicPartitionOffset[] | CommitCallback, callback?: CommitCallback): Promise<void> {
+    this.#ensureOpen();
+    const g = this.#requireGroup();
+    const cb = typeof offsets === 'function' ? offsets : callback;
+    const list = typeof offsets === 'function' || offsets === undefined ? this.#consumedOffsets(null) : [...offsets];
+    if (list.length === 0) {
+      cb?.(null, list);
+      return Promise.resolve();
+    }
+    const p = g.commit(list, false, Date.now() + this.options.requestTimeoutMs);
+    if (cb === undefined) return p;
+    return p.then(
+      () => cb(null, list),
+      (err: Error) => cb(err, list),
+    );
+  }
+
+  /** The group's committed offsets, in the order asked (null where nothing is committed). */
+  async committed(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<(TopicPartitionOffset | null)[]> {
+    this.#ensureOpen();
+    const g = this.#requireGroup();
+    const found = await this.#wakeable(g.fetch(partitions, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
+    return partitions.map((tp) => {
+      const c = found.get(`${tp.topic}\u0000${tp.partition}`);
+      return c ? { topic: tp.topic, partition: tp.partition, offset: c.offset, metadata: c.metadata, leaderEpoch: c.leaderEpoch } : null;
+    });
+  }
+
+  /** The offset of the next record poll() would return for an assigned partition (looked up if needed). */
+  async position(tp: TopicPartition, opts: { timeoutMs?: number } = {}): Promise<bigint> {
+    this.#ensureOpen();
+    const s = this.#subs.require(tp);
+    const deadline = Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs);
+    while (!s.hasValidPosition) {
+      this.#checkWakeup();
+      this.#positions.update();
+      this.#positions.takeError();
+      const left = deadline - Date.now();
+      if (left <= 0) throw new IllegalStateError(`no position for ${tp.topic}-${tp.partition} within the timeout`);
+      await this.#wait(Math.min(left, 100));
+    }
+    return s.position!;
+  }
+
+  seek(tp: TopicPartition, offset: bigint | number): void {
+    const o = BigInt(offset);
+    if (o < 0n) throw new ConfigError('seek offset must not be negative');
+    this.#subs.require(tp).seek(o);
+    this.#fetcher.purgeStale();
+    this.#signal();
+  }
+
+  seekToBeginning(partitions?: readonly TopicPartition[]): void {
+    for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned()) s.requestReset('earliest');
+    this.#fetcher.purgeStale();
+    this.#signal();
+  }
+
+  seekToEnd(partitions?: readonly TopicPartition[]): void {
+    for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned()) s.requestReset('latest');
+    this.#fetcher.purgeStale();
+    this.#signal();
+  }
+
+  /** For each partition, the earliest offset whose timestamp is ≥ the given time (null if none). */
+  async offsetsForTimes(query: readonly (TopicPartition & { timestamp: number })[], opts: { timeoutMs?: number } = {}): Promise<(OffsetAndTimestamp | null)[]> {
+    this.#ensureOpen();
+    if (query.some((q) => q.timestamp < 0)) throw new ConfigError('offsetsForTimes timestamps must not be negative');
+    // One ListOffsets names each partition once: ask repeated partitions in further rounds.
+    const rounds: (TopicPartition & { timestamp: number; index: number })[][] = [];
+    const seen = new Map<string, number>();
+    query.forEach((q, index) => {
+      const k = `${q.topic}\u0000${q.partition}`;
+      const round = seen.get(k) ?? 0;
+      seen.set(k, round + 1);
+      (rounds[round] ??= []).push({ ...q, index });
+    });
+    const out: (OffsetAndTimestamp | null)[] = query.map(() => null);
+    for (const round of rounds) {
+      const res = await this.#wakeable(
+        listOffsets(this.#pool, this.#metadata, round.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: BigInt(q.timestamp) })), this.options.isolationLevel, opts.timeoutMs ?? this.options.defaultApiTimeoutMs),
+      );
+      for (const q of round) out[q.index] = res.get(`${q.topic}\u0000${q.partition}`) ?? null;
+    }
+    return out;
+  }
+
+  beginningOffsets(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<bigint[]> {
+    return this.#edgeOffsets(partitions, EARLIEST_TIMESTAMP, opts.timeoutMs);
+  }
+
+  /** Log end offsets (the last stable offset with read_committed). */
+  endOffsets(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<bigint[]> {
+    return this.#edgeOffsets(partitions, LATEST_TIMESTAMP, opts.timeoutMs);
+  }
+
+  async #edgeOffsets(partitions: readonly TopicPartition[], ts: bigint, timeoutMs?: number): Promise<bigint[]> {
+    this.#ensureOpen();
+    const res = await this.#wakeable(
+      listOffsets(this.#pool, this.#metadata, partitions.map((p) => ({ ...p, timestamp: ts })), this.options.isolationLevel, timeoutMs ?? this.options.defaultApiTimeoutMs),
+    );
+    return partitions.map((p) => res.get(`${p.topic}\u0000${p.partition}`)?.offset ?? -1n);
+  }
+
+  // ---- flow control -------------------------------------------------------------------------
+
+  pause(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) this.#subs.require(tp).paused = true;
+  }
+
+  resume(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) this.#subs.require(tp).paused = false;
+    this.#fetcher.maybeFetch();
+    this.#signal();
+  }
+
+  paused(): TopicPartition[] {
+    return this.#subs.assigned().filter((s) => s.paused).map((s) => s.tp());
+  }
+
+  /** For Producer.sendOffsetsToTransaction: the group and this member's generation. */
+  groupMetadata(): ConsumerGroupMetadata {
+    const g = this.#requireGroup();
+    void g;
+    const m = this.#membership;
+    return {
+      groupId: this.options.groupId!,
+      generationId: m?.generation.generationId ?? -1,
+      memberId: m?.generation.memberId ?? '',
+      groupInstanceId: this.options.groupInstanceId,
+    };
+  }
+
+  /** Bytes fetched and not yet returned by poll() (bounded by maxBufferedBytes). */
+  get bufferedBytes(): number {
+    return this.#fetcher.bufferedBytes;
+  }
+
+  // ---- shutdown -----------------------------------------------------------------------------
+
+  /**
+   * Commits (with auto commit), revokes partitions through the listener, leaves the group
+   * (dynamic members) and closes every connection. A poll() waiting meanwhile returns [].
+   */
+  async close(opts: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#signal();
+    const work = (async () => {
+      const m = this.#membership;
+      if (m !== null) {
+        await this.#giveUpPartitions(m);
+        await m.leave('the consumer is being closed');
+      } else if (this.options.enableAutoCommit && this.#offsets !== null) {
+        await this.#autoCommitSync(null).catch(() => {});
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((r) => {
+      timer = setTimeout(r, opts.timeoutMs ?? 30000);
+    });
+    try {
+      await Promise.race([work.catch(() => {}), timeout]);
+    } finally {
+      clearTimeout(timer);
+      this.#membership?.close();
+      this.#fetcher.close();
+      this.#metadata.close();
+      this.#pool.close();
+      this.#closed = true;
+      this.#signal();
+    }
+  }
+
+  async #giveUpPartitions(m: GroupMembership): Promise<void> {
+    const owned = this.#subs.assignedPartitions();
+    const valid = m.generation.generationId >= 0;
+    if (valid) await this.#autoCommitSync(null).catch((err: Error) => this.options.logger('warn', 'auto commit before leaving failed', { error: err.message }));
+    const l = this.#listener;
+    if (owned.length > 0 && l !== null) {
+      const fn = valid ? l.onPartitionsRevoked : (l.onPartitionsLost ?? l.onPartitionsRevoked);
+      try {
+        await fn?.call(l, owned);
+      } catch (err) {
+        this.options.logger('error', 'rebalance listener threw while leaving', { error: (err as Error).message });
+      }
+    }
+    this.#subs.setAssignment([]);
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  #host(): MembershipHost {
+    return {
+      subscribedTopics: () => [...this.#subs.topics].sort(),
+      owned: () => this.#subs.assignedPartitions(),
+      applyAssignment: (tps) => {
+        const added = this.#subs.setAssignment(tps);
+        for (const s of added) s.needsCommitted = true;
+        this.#metadata.track(...new Set(tps.map((t) => t.topic)));
+        this.#fetcher.purgeStale();
+      },
+      partitionCounts: async (topics) => {
+        if (this.#metadata.track(...topics) || topics.some((t) => this.#metadata.topic(t) === undefined)) {
+          await this.#metadata.refresh().catch(() => {});
+        }
+        const out = new Map<string, number>();
+        for (const t of topics) {
+          const n = this.#metadata.topic(t)?.partitions.length;
+          if (n !== undefined && n > 0) out.set(t, n);
+        }
+        return out;
+      },
+      autoCommitSync: (tps) => this.#autoCommitSync(tps),
+      listener: () => this.#listener,
+      signal: () => this.#signal(),
+      pollClock: () => ({ inPoll: this.#polling, lastPollAt: this.#lastPollAt }),
+    };
+  }
+
+  /** Pattern subscriptions follow the topic list; the leader watches partition counts. */
+  async #checkMetadata(m: GroupMembership): Promise<void> {
+    if (this.#subs.mode === 'pattern' && this.#metadata.lastRefresh === 0) await this.#metadata.refresh().catch(() => {});
+    if (this.#metadata.lastRefresh === this.#seenMetadata) return;
+    this.#seenMetadata = this.#metadata.lastRefresh;
+    if (this.#subs.mode === 'pattern') {
+      const names = this.#metadata.topics().filter((t) => !t.isInternal).map((t) => t.name);
+      if (this.#subs.updatePatternTopics(names)) {
+        if (this.#subs.topics.size > 0) this.#metadata.track(...this.#subs.topics);
+        m.requestRejoin('topics matching the subscription changed');
+      }
+    }
+    m.checkTopicCounts((t) => this.#metadata.topic(t)?.partitions.length);
+  }
+
+  #consumedOffsets(only: TopicPartition[] | null): TopicPartitionOffset[] {
+    const keys = only === null ? null : new Set(only.map((tp) => `${tp.topic}\u0000${tp.partition}`));
+    const out: TopicPartitionOffset[] = [];
+    for (const s of this.#subs.assigned()) {
+      if (!s.hasValidPosition || (keys !== null && !keys.has(s.key))) continue;
+      out.push({ topic: s.topic, partition: s.partition, offset: s.position!, leaderEpoch: s.positionLeaderEpoch, metadata: '' });
+    }
+    return out;
+  }
+
+  async #autoCommitSync(tps: TopicPartition[] | null): Promise<void> {
+    if (!this.options.enableAutoCommit || this.#offsets === null) return;
+    const list = this.#consumedOffsets(tps);
+    if (list.length === 0) return;
+    await this.#offsets.commit(list, true, Date.now() + this.options.defaultApiTimeoutMs);
+  }
+
+  #maybeAutoCommit(): void {
+    if (!this.options.enableAutoCommit || this.#offsets === null || Date.now() < this.#nextAutoCommit) return;
+    const m = this.#membership;
+    if (m !== null && (m.state !== 'STABLE' || m.generation.generationId < 0)) return;
+    this.#nextAutoCommit = Date.now() + this.options.autoCommitIntervalMs;
+    const list = this.#consumedOffsets(null);
+    if (list.length === 0) return;
+    this.#offsets.commit(list, false, Date.now() + this.options.requestTimeoutMs).catch((err: Error) => {
+      this.options.logger('warn', 'auto commit failed', { error: err.message });
+    });
+  }
+
+  #requireGroup(): GroupOffsets {
+    if (this.#offsets === null) throw new ConfigError('this operation needs a groupId');
+    return this.#offsets;
+  }
+
+  #checkWakeup(): void {
+    if (this.#wakeupPending) {
+      this.#wakeupPending = false;
+      throw new WakeupError();
+    }
+  }
+
+  /** Races a blocking operation against wakeup(). */
+  #wakeable<T>(p: Promise<T>): Promise<T> {
+    this.#checkWakeup();
+    return new Promise<T>((resolve, reject) => {
+      this.#wakeupRejects.add(reject);
+      p.then(resolve, reject).finally(() => this.#wakeupRejects.delete(reject));
+    });
+  }
+
+  #wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.push(done);
+    });
+  }
+
+  #signal(): void {
+    const w = this.#waiters;
+    if (w.length === 0) return;
+    this.#waiters = [];
+    for (const done of w) done();
+  }
+
+  #ensureOpen(): void {
+    if (this.#closing || this.#closed) throw new ClientClosedError('consumer is closed');
+  }
+}

@@ -1,0 +1,333 @@
+// Fetches from each partition's leader and buffers the answers for poll().
+//
+// One Fetch request per broker at a time (sessionless full fetches: SessionId 0, epoch −1).
+// Fetching runs in the background — a response triggers the next request — so the next data is
+// on its way while the application works on the current batch; it is bounded by
+// `maxBufferedBytes`: unconsumed bytes plus the MaxBytes of requests in flight never exceed it
+// (except for the one batch per broker that KIP-74 lets the broker return above the limits).
+// A partition is fetched again only while less than max.partition.fetch.bytes of its data waits,
+// and from its fetch offset (ahead of the application's position), so buffered data is never
+// fetched twice.
+import { ErrorCode } from '../../protocol/errors.js';
+import { type FetchRequestFetchTopic, type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
+import { ZERO_UUID } from '../../protocol/primitives/reader.js';
+import type { BrokerPool } from '../broker-pool.js';
+import { KafkaResponseError, RecordTooLargeError } from '../errors.js';
+import type { Metadata } from '../metadata.js';
+import { CompletedFetch, scanBatches } from './completed-fetch.js';
+import type { Deserializer, ResolvedConsumerOptions } from './consumer-config.js';
+import { OffsetOutOfRangeError } from './consumer-errors.js';
+import type { PartitionState, SubscriptionState } from './subscription-state.js';
+import { type ConsumerRecord, tpKey } from './types.js';
+
+/** Partition errors after which the leader may have moved: refresh metadata and retry. */
+const LEADER_ERRORS = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.UNKNOWN_LEADER_EPOCH,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.OFFSET_NOT_AVAILABLE,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+  ErrorCode.INCONSISTENT_TOPIC_ID,
+  ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
+]);
+
+interface Sent {
+  state: PartitionState;
+  epoch: number;
+  offset: bigint;
+}
+
+export class Fetcher {
+  readonly #pool: BrokerPool;
+  readonly #metadata: Metadata;
+  readonly #subs: SubscriptionState;
+  readonly #opts: ResolvedConsumerOptions;
+  readonly #notify: () => void;
+  /** Fetched data in arrival order (per partition, in offset order). */
+  #queue: CompletedFetch[] = [];
+  #buffered = 0;
+  #reserved = 0;
+  readonly #inFlight = new Set<number>();
+  #errors: Error[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #closed = false;
+  /** Counts Fetch requests sent (tests and metrics). */
+  requests = 0;
+
+  constructor(pool: BrokerPool, metadata: Metadata, subs: SubscriptionState, opts: ResolvedConsumerOptions, notify: () => void) {
+    this.#pool = pool;
+    this.#metadata = metadata;
+    this.#subs = subs;
+    this.#opts = opts;
+    this.#notify = notify;
+  }
+
+  /** Bytes fetched but not yet consumed. */
+  get bufferedBytes(): number {
+    return this.#buffered;
+  }
+
+  /** True if poll() could return something (records or an error) without waiting. */
+  hasReady(): boolean {
+    if (this.#errors.length > 0) return true;
+    for (const cf of this.#queue) if (!cf.state.paused) return true;
+    return false;
+  }
+
+  /** Sends a Fetch to every leader that has fetchable partitions and no request in flight. */
+  maybeFetch(): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    const byNode = new Map<number, PartitionState[]>();
+    let nextBackoff = Number.POSITIVE_INFINITY;
+    for (const s of this.#subs.assigned()) {
+      if (s.paused || s.inFlight || !s.hasValidPosition || s.bufferedBytes >= this.#opts.maxPartitionFetchBytes) continue;
+      if (s.backoffUntil > now) {
+        nextBackoff = Math.min(nextBackoff, s.backoffUntil);
+        continue;
+      }
+      const leader = this.#metadata.leaderFor(s.topic, s.partition);
+      if (leader === undefined) {
+        this.#metadata.requestUpdate();
+        s.backoffUntil = now + this.#opts.retryBackoffMs;
+        nextBackoff = Math.min(nextBackoff, s.backoffUntil);
+        continue;
+      }
+      if (this.#inFlight.has(leader)) continue;
+      let list = byNode.get(leader);
+      if (list === undefined) byNode.set(leader, (list = []));
+      list.push(s);
+    }
+    for (const [node, parts] of byNode) {
+      const available = this.#opts.maxBufferedBytes - this.#buffered - this.#reserved;
+      // Skip tiny requests while the buffer is nearly full: wait for the application to drain it.
+      if (available < Math.min(this.#opts.maxPartitionFetchBytes, this.#opts.maxBufferedBytes / 4) && this.#buffered + this.#reserved > 0) break;
+      this.#send(node, parts, Math.max(1, Math.min(this.#opts.fetchMaxBytes, available)));
+    }
+    if (nextBackoff !== Number.POSITIVE_INFINITY) this.#arm(nextBackoff - now);
+  }
+
+  #arm(delay: number): void {
+    if (this.#timer !== null) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.maybeFetch();
+    }, Math.max(1, delay));
+    this.#timer.unref();
+  }
+
+  #send(node: number, parts: PartitionState[], maxBytes: number): void {
+    const link = this.#pool.link(node);
+    if (link === undefined) {
+      this.#metadata.requestUpdate();
+      return;
+    }
+    const sent = new Map<string, Sent>();
+    const topics = new Map<string, FetchRequestFetchTopic>();
+    let haveIds = true;
+    const partMax = Math.min(this.#opts.maxPartitionFetchBytes, maxBytes);
+    for (const s of parts) {
+      let t = topics.get(s.topic);
+      if (t === undefined) {
+        const topicId = this.#metadata.topic(s.topic)?.topicId ?? ZERO_UUID;
+        if (topicId === ZERO_UUID) haveIds = false;
+        topics.set(s.topic, (t = { topic: s.topic, topicId, partitions: [] }));
+      }
+      t.partitions.push({
+        partition: s.partition,
+        currentLeaderEpoch: this.#metadata.topic(s.topic)?.partitions[s.partition]?.leaderEpoch ?? -1,
+        fetchOffset: s.fetchOffset,
+        lastFetchedEpoch: -1,
+        logStartOffset: -1n,
+        partitionMaxBytes: partMax,
+        replicaDirectoryId: ZERO_UUID,
+      });
+      s.inFlight = true;
+      sent.set(s.key, { state: s, epoch: s.epoch, offset: s.fetchOffset });
+    }
+    const idToName = new Map([...topics.values()].map((t) => [t.topicId, t.topic]));
+    this.#inFlight.add(node);
+    this.#reserved += maxBytes;
+    this.requests++;
+    const o = this.#opts;
+    link
+      .request(
+        fetchApi,
+        {
+          clusterId: null,
+          replicaId: -1,
+          replicaState: { replicaId: -1, replicaEpoch: -1n },
+          maxWaitMs: o.fetchMaxWaitMs,
+          minBytes: o.fetchMinBytes,
+          maxBytes,
+          isolationLevel: o.isolationLevel,
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [...topics.values()],
+          forgottenTopicsData: [],
+          rackId: o.clientRack,
+        },
+        // Topic ids exist from Fetch v13; without ids (old metadata) stay at v12.
+        { minVersion: 4, maxVersion: haveIds ? undefined : 12, timeoutMs: o.requestTimeoutMs + o.fetchMaxWaitMs },
+      )
+      .then(
+        (res) => this.#onResponse(res, sent, idToName),
+        (err: unknown) => this.#onFailure(err, sent),
+      )
+      .finally(() => {
+        this.#inFlight.delete(node);
+        this.#reserved -= maxBytes;
+        for (const x of sent.values()) x.state.inFlight = false;
+        if (!this.#closed) {
+          this.maybeFetch();
+          this.#notify();
+        }
+      });
+  }
+
+  #onFailure(err: unknown, sent: Map<string, Sent>): void {
+    if (this.#closed) return;
+    this.#opts.logger('debug', 'fetch failed', { error: err instanceof Error ? err.message : String(err) });
+    this.#metadata.requestUpdate();
+    const until = Date.now() + this.#opts.retryBackoffMs;
+    for (const x of sent.values()) x.state.backoffUntil = until;
+  }
+
+  #onResponse(res: FetchResponse, sent: Map<string, Sent>, idToName: Map<string, string>): void {
+    if (this.#closed) return;
+    if (res.errorCode !== 0) {
+      this.#onFailure(new KafkaResponseError(res.errorCode, 'Fetch'), sent);
+      return;
+    }
+    const readCommitted = this.#opts.isolationLevel === 1;
+    for (const t of res.responses) {
+      const topic = t.topic !== '' ? t.topic : idToName.get(t.topicId);
+      if (topic === undefined) continue;
+      for (const p of t.partitions) {
+        const x = sent.get(tpKey(topic, p.partitionIndex));
+        // Dropped if the partition was revoked, seeked or reset while the request was out.
+        if (x === undefined || x.epoch !== x.state.epoch || this.#subs.getByKey(x.state.key) !== x.state) continue;
+        const s = x.state;
+        if (p.errorCode === 0) {
+          if (p.highWatermark >= 0n) s.highWatermark = p.highWatermark;
+          if (p.lastStableOffset >= 0n) s.lastStableOffset = p.lastStableOffset;
+          if (p.logStartOffset >= 0n) s.logStartOffset = p.logStartOffset;
+          const records = p.records;
+          if (records === null || records.length === 0) continue;
+          const scan = scanBatches(records);
+          if (scan.nextOffset === null) {
+            // Only a partial batch: the first batch is bigger than we asked for (pre-KIP-74 broker).
+            this.#errors.push(new RecordTooLargeError(`${topic}-${p.partitionIndex} at offset ${x.offset} holds a batch larger than ${this.#opts.maxPartitionFetchBytes} bytes`));
+            s.backoffUntil = Number.POSITIVE_INFINITY;
+            continue;
+          }
+          const cf = new CompletedFetch(s, x.epoch, x.offset, records, scan.end, p.abortedTransactions, readCommitted, this.#opts.checkCrcs);
+          this.#queue.push(cf);
+          this.#buffered += scan.end;
+          s.bufferedBytes += scan.end;
+          if (scan.nextOffset > s.fetchOffset) s.fetchOffset = scan.nextOffset;
+        } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+          this.#outOfRange(s, x.offset);
+        } else if (LEADER_ERRORS.has(p.errorCode)) {
+          this.#metadata.requestUpdate();
+          s.backoffUntil = Date.now() + this.#opts.retryBackoffMs;
+        } else {
+          this.#errors.push(new KafkaResponseError(p.errorCode, `Fetch ${topic}-${p.partitionIndex}`));
+          s.backoffUntil = Date.now() + this.#opts.retryBackoffMs;
+        }
+      }
+    }
+  }
+
+  #outOfRange(s: PartitionState, offset: bigint): void {
+    // Only if nothing newer is buffered for the partition (its data would be below the bad offset).
+    if (s.position !== offset) return;
+    if (this.#opts.autoOffsetReset === 'none') {
+      this.#errors.push(new OffsetOutOfRangeError([{ topic: s.topic, partition: s.partition, offset }]));
+      s.backoffUntil = Number.POSITIVE_INFINITY;
+      return;
+    }
+    this.#opts.logger('info', 'fetch position out of range, resetting', { topic: s.topic, partition: s.partition, offset: String(offset), reset: this.#opts.autoOffsetReset });
+    s.requestReset(this.#opts.autoOffsetReset);
+  }
+
+  /**
+   * Moves up to `max` records from the buffer into the result and advances positions.
+   * Throws a pending partition error if nothing was collected; otherwise keeps it for next time.
+   */
+  async collect<K, V>(max: number, kd: Deserializer<K> | null, vd: Deserializer<V> | null): Promise<ConsumerRecord<K, V>[]> {
+    const out: ConsumerRecord<K, V>[] = [];
+    const blocked = new Set<string>();
+    for (let i = 0; i < this.#queue.length && out.length < max; ) {
+      const cf = this.#queue[i]!;
+      const s = cf.state;
+      if (this.#isStale(cf)) {
+        this.#release(cf, cf.bytesLeft);
+        cf.discard();
+        this.#queue.splice(i, 1);
+        continue;
+      }
+      if (s.paused || blocked.has(s.key)) {
+        i++;
+        continue;
+      }
+      const mark = out.length;
+      const before = cf.bytesLeft;
+      try {
+        await cf.drain(out, max, kd, vd);
+      } catch (err) {
+        // Later data of this partition must wait behind the bad batch.
+        blocked.add(s.key);
+        this.#release(cf, before - cf.bytesLeft);
+        if (out.length === 0) throw err;
+        i++;
+        continue;
+      }
+      this.#release(cf, before - cf.bytesLeft);
+      if (this.#isStale(cf)) {
+        out.length = mark; // seeked while we decoded: those records belong to the old position
+        continue;
+      }
+      if (s.position === null || cf.nextFetchOffset > s.position) {
+        s.position = cf.nextFetchOffset;
+        if (out.length > mark) s.positionLeaderEpoch = out[out.length - 1]!.leaderEpoch;
+      }
+      if (cf.done) this.#queue.splice(i, 1);
+      else i++;
+    }
+    if (out.length === 0 && this.#errors.length > 0) throw this.#errors.shift()!;
+    if (out.length > 0) this.maybeFetch();
+    return out;
+  }
+
+  #isStale(cf: CompletedFetch): boolean {
+    return cf.epoch !== cf.state.epoch || this.#subs.getByKey(cf.state.key) !== cf.state;
+  }
+
+  #release(cf: CompletedFetch, bytes: number): void {
+    this.#buffered -= bytes;
+    cf.state.bufferedBytes -= bytes;
+  }
+
+  /** Drops buffered data of partitions that are no longer assigned or were seeked. */
+  purgeStale(): void {
+    this.#queue = this.#queue.filter((cf) => {
+      if (!this.#isStale(cf)) return true;
+      this.#release(cf, cf.bytesLeft);
+      cf.discard();
+      return false;
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    for (const cf of this.#queue) cf.discard();
+    this.#queue = [];
+    this.#buffered = 0;
+  }
+}
