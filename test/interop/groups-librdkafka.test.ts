@@ -107,10 +107,12 @@ test('kcat -G: two balanced consumers share the topic', { timeout: 60_000 }, asy
   const lastAssignment = (p: ConsumerProc) => (p.stderr.match(/assigned: ([^\n]*)/g) ?? []).at(-1) ?? '';
   await waitFor(() => [a, b].every((p) => /t-kcat \[\d\]/.test(lastAssignment(p))), 30_000, 'both kcat assigned');
   let state = '';
-  await waitFor(() => {
-    describe('g-kcat').then((d) => (state = `${d?.state}/${d?.members.length}`));
-    return state === 'Stable/2';
-  }, 20_000, 'group Stable with 2 members');
+  for (let i = 0; i < 40 && state !== 'Stable/2'; i++) {
+    const d = await describe('g-kcat');
+    state = `${d?.state}/${d?.members.length}`;
+    if (state !== 'Stable/2') await new Promise((r) => setTimeout(r, 500));
+  }
+  assert.equal(state, 'Stable/2');
   const parts = [a, b].map((p) => (lastAssignment(p).match(/\[(\d)\]/g) ?? []).length);
   assert.deepEqual(parts, [3, 3]);
   await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
