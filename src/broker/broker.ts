@@ -5,13 +5,14 @@
 
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { LogManager, logConfigFromProperties } from '../storage/index.js';
+import { LogManager } from '../storage/index.js';
 import { ALL_HANDLERS } from './apis/index.js';
 import { Dispatcher } from './apis/dispatcher.js';
 import { ApiRegistry } from './apis/registry.js';
 import type { BrokerServices } from './apis/services.js';
 import { type BrokerConfig, type BrokerConfigInput, loadBrokerConfig } from './config/broker-config.js';
 import { ConfigResolver } from './config/config-resolver.js';
+import { logConfigFor } from './config/log-config-for.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { type Logger, silentLogger } from './logger.js';
 import { Controller } from './metadata/controller.js';
@@ -51,10 +52,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     cluster: image.brokerConfigs(''),
     broker: image.brokerConfigs(String(config.nodeId)),
   }));
-  const topicConfigs = new Map([...image.topics].map((t) => [t.name, logConfigFromProperties(configs.topicProps(t.configs))]));
+  const topicConfigs = new Map([...image.topics].map((t) => [t.name, logConfigFor(configs, t.configs)]));
   const logs = await LogManager.open({
     logDirs: [...config.logDirs],
-    defaults: logConfigFromProperties(configs.topicDefaults()),
+    defaults: logConfigFor(configs, {}),
     topicConfigs,
     brokerId: config.nodeId,
     clusterId: image.clusterId,

@@ -4,7 +4,8 @@
 // that belong to an older incarnation of a name, are removed).
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import { type LogManager, logConfigFromProperties } from '../../storage/index.js';
+import type { LogManager } from '../../storage/index.js';
+import { logConfigFor } from '../config/log-config-for.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import type { Logger } from '../logger.js';
 import type { MetadataImage, TopicChange, TopicImage } from '../metadata/metadata-image.js';
@@ -47,11 +48,6 @@ export class ReplicaManager {
     return this.partitions.values();
   }
 
-  /** The effective topic config as Kafka-named strings (overrides over broker defaults). */
-  topicProps(topic: TopicImage): Record<string, string> {
-    return this.configs.topicProps(topic.configs);
-  }
-
   async startup(): Promise<void> {
     for (const log of this.logs.allLogs()) {
       const topic = this.image.topic(log.topic);
@@ -71,7 +67,7 @@ export class ReplicaManager {
         await this.ensureTopic(change.topic);
         return;
       case 'configs-changed':
-        this.logs.updateConfig(change.topic.name, logConfigFromProperties(this.topicProps(change.topic)));
+        this.logs.updateConfig(change.topic.name, logConfigFor(this.configs, change.topic.configs));
         return;
       case 'deleted':
         for (const p of change.topic.partitions) {
@@ -83,7 +79,7 @@ export class ReplicaManager {
   }
 
   private async ensureTopic(topic: TopicImage): Promise<void> {
-    const config = logConfigFromProperties(this.topicProps(topic));
+    const config = logConfigFor(this.configs, topic.configs);
     for (const state of topic.partitions) {
       if (!state.replicas.includes(this.nodeId)) continue;
       const key = ReplicaManager.key(topic.name, state.partition);
