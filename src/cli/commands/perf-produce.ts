@@ -8,7 +8,7 @@
 // null, latencies are sampled (at most 500,000 kept) and percentiles read from the sorted sample.
 import { parseArgs } from 'node:util';
 import { Producer } from '../../client/producer/producer.js';
-import { type CommandIO, CommandUsageError, processIO, producerOptionsFrom, runCommand } from './produce.js';
+import { type CommandIO, CommandUsageError, normalizeArgs, processIO, producerOptionsFrom, runCommand } from './produce.js';
 
 export const PERF_USAGE = `Usage: samsa perf produce --topic TOPIC --num-records N --record-size BYTES --throughput RATE [options]
 
@@ -84,7 +84,7 @@ export async function runPerf(argv: readonly string[], io: CommandIO = processIO
   }
   return runCommand(io, PERF_USAGE, async () => {
     const { values } = parseArgs({
-      args: rest,
+      args: normalizeArgs(rest, ['producer-props']),
       options: {
         topic: { type: 'string' },
         'num-records': { type: 'string' },

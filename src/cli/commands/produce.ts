@@ -40,6 +40,29 @@ export function producerOptionsFrom(bootstrap: string | undefined, props: readon
   return o;
 }
 
+/**
+ * Rewrites Kafka-tool argument habits into what node:util parseArgs accepts: a multi-valued
+ * option followed by several words (`--producer-props a=1 b=2`) becomes repeated options, and
+ * a negative number after an option (`--throughput -1`) is attached with '='.
+ */
+export function normalizeArgs(argv: readonly string[], multi: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const name = a.startsWith('--') ? a.slice(2) : null;
+    if (name !== null && multi.includes(name)) {
+      while (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) out.push(a, argv[++i]!);
+      continue;
+    }
+    if (name !== null && !a.includes('=') && i + 1 < argv.length && /^-\d+(\.\d+)?$/.test(argv[i + 1]!)) {
+      out.push(`${a}=${argv[++i]!}`);
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
 /** Runs a command body, turning usage errors into a message + exit code 1. */
 export async function runCommand(io: CommandIO, usage: string, body: () => Promise<number>): Promise<number> {
   try {
@@ -67,7 +90,7 @@ export const PRODUCE_USAGE = `Usage: samsa produce --topic TOPIC [options]   (on
 export async function runProduce(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   return runCommand(io, PRODUCE_USAGE, async () => {
     const { values } = parseArgs({
-      args: [...argv],
+      args: normalizeArgs(argv, ['producer-props']),
       options: {
         topic: { type: 'string' },
         'bootstrap-server': { type: 'string' },

@@ -72,9 +72,12 @@ export interface EncodedHeaders {
 }
 
 /** Converts user headers once, so size estimation and encoding share the work. */
+const NO_HEADERS: EncodedHeaders = Object.freeze({ list: null, size: 1 });
+
 export function encodeHeaders(h: RecordHeaders | undefined): EncodedHeaders {
+  if (h === undefined) return NO_HEADERS;
   const list = headerEntries(h);
-  if (list === null) return { list: null, size: 1 };
+  if (list === null) return NO_HEADERS;
   let size = varintSize(list.length);
   for (const [k, v] of list) {
     size += varintSize(k.length) + k.length + (v === null ? 1 : varintSize(v.length) + v.length);

@@ -86,7 +86,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   #waiting: Waiting[] = [];
   #waitingHead = 0;
   #waitingBytes = 0;
-  #waitLoop: Promise<void> | null = null;
+  #waitLoopRunning = false;
   #closed = false;
   #forgottenError: Error | null = null;
   #bufferWaiters: (() => void)[] = [];
@@ -306,27 +306,19 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       if (record.partition !== undefined && (!Number.isInteger(record.partition) || record.partition < 0)) {
         throw new SerializationError(`invalid partition ${record.partition}`);
       }
-      w = {
-        topic,
-        partition: record.partition,
-        key,
-        value,
-        headers,
-        timestamp: record.timestamp ?? Date.now(),
-        cb,
-        deadline: 0,
-        size,
-      };
+      const timestamp = record.timestamp ?? Date.now();
+      // Fast path: no record is waiting and metadata is known — append without a queue entry.
+      if (this.#waitingCount() === 0) {
+        const t = this.#metadata.topic(topic);
+        if (t !== undefined && t.partitions.length > 0) {
+          const r = this.#append(topic, record.partition, key, value, headers, timestamp, cb, size, t);
+          if (r !== NO_MEMORY) return true;
+        } else this.#metadata.track(topic);
+      }
+      w = { topic, partition: record.partition, key, value, headers, timestamp, cb, deadline: 0, size };
     } catch (err) {
       this.#report(cb, err as Error);
       return true;
-    }
-    if (this.#waitingCount() === 0) {
-      const t = this.#metadata.topic(w.topic);
-      if (t !== undefined && t.partitions.length > 0) {
-        const r = this.#append(w, t);
-        if (r !== NO_MEMORY) return true;
-      } else this.#metadata.track(w.topic);
     }
     if (this.#waitingBytes + w.size > this.options.bufferMemory) {
       this.#report(cb, new BufferExhaustedError('buffer.memory is exhausted and too many records are waiting for it'));
@@ -335,9 +327,10 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     w.deadline = Date.now() + this.options.maxBlockMs;
     this.#waiting.push(w);
     this.#waitingBytes += w.size;
-    this.#waitLoop ??= this.#drainWaiting().finally(() => {
-      this.#waitLoop = null;
-    });
+    if (!this.#waitLoopRunning) {
+      this.#waitLoopRunning = true;
+      void this.#drainWaiting();
+    }
     return false;
   }
 
@@ -347,21 +340,31 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   }
 
   /** Appends a record whose topic metadata is known; -1 (NO_MEMORY) if the pool is full. */
-  #append(w: Waiting, t: TopicMetadata): number {
+  #append(
+    topic: string,
+    partition: number | undefined,
+    key: Buffer | null,
+    value: Buffer | null,
+    headers: EncodedHeaders,
+    timestamp: number,
+    cb: DeliveryCallback | undefined,
+    size: number,
+    t: TopicMetadata,
+  ): number {
     const n = t.partitions.length;
-    let p = w.partition;
-    if (p === undefined) p = this.#partitioner.partition(w.topic, w.key, n, t.available, w.size);
+    let p = partition;
+    if (p === undefined) p = this.#partitioner.partition(topic, key, n, t.available, size);
     else if (p >= n) {
-      this.#report(w.cb, new SerializationError(`partition ${p} does not exist: ${w.topic} has ${n} partitions`));
+      this.#report(cb, new SerializationError(`partition ${p} does not exist: ${topic} has ${n} partitions`));
       return APPENDED;
     }
     if (p < 0 || p >= n || !Number.isInteger(p)) {
-      this.#report(w.cb, new SerializationError(`partitioner returned invalid partition ${p} for ${w.topic}`));
+      this.#report(cb, new SerializationError(`partitioner returned invalid partition ${p} for ${topic}`));
       return APPENDED;
     }
-    const r = this.#acc.append(w.topic, p, w.timestamp, w.key, w.value, w.headers, w.cb, Date.now());
+    const r = this.#acc.append(topic, p, timestamp, key, value, headers, cb, Date.now());
     if (r === NO_MEMORY) return r;
-    if (this.#txn !== null) this.#txn.addPartition(w.topic, p);
+    if (this.#txn !== null) this.#txn.addPartition(topic, p);
     if (r !== APPENDED) this.#sender.wakeup();
     return r;
   }
@@ -382,7 +385,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
             throw new MetadataTimeoutError(`topic ${w.topic} not present in metadata after ${this.options.maxBlockMs} ms`);
           }
         }
-        while (this.#append(w, t) === NO_MEMORY) {
+        while (this.#append(w.topic, w.partition, w.key, w.value, w.headers, w.timestamp, w.cb, w.size, t) === NO_MEMORY) {
           const left = w.deadline - Date.now();
           if (left <= 0 || this.#sender.fatalError !== null) {
             throw this.#sender.fatalError ?? new BufferExhaustedError(`failed to allocate memory within max.block.ms (${this.options.maxBlockMs} ms)`);
@@ -409,6 +412,9 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         this.#waitingHead = 0;
       }
     }
+    // Cleared in the same turn as the emptiness check above: a send() that queues a record
+    // after this point starts a new loop instead of waiting on this finished one.
+    this.#waitLoopRunning = false;
     this.#waiting = [];
     this.#waitingHead = 0;
     for (const r of this.#bufferWaiters.splice(0)) r();
