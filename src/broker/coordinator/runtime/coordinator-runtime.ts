@@ -4,7 +4,7 @@
 import type { Clock } from './clock.js';
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { CoordinatorResult, CoordinatorShard, RecordSerde, ShardContext } from './coordinator-shard.js';
-import type { PartitionLoader, PartitionWriter } from './partition-writer.js';
+import type { PartitionLoader, PartitionWriter, TransactionMarker } from './partition-writer.js';
 import { ShardHolder } from './shard-holder.js';
 
 export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<R>, R> {
@@ -47,13 +47,19 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     const shard = opts.newShard({ partition, clock: opts.clock, timer: holder.timer });
     holder.shard = shard;
     try {
-      const end = await opts.loader.load(partition, (records) => {
-        if (holder.status !== 'loading') return;
-        for (const rec of records) {
-          const decoded = opts.serde.deserialize(rec);
-          if (decoded !== null) shard.replay(decoded, rec.offset);
-        }
-      });
+      const end = await opts.loader.load(
+        partition,
+        (records) => {
+          if (holder.status !== 'loading') return;
+          for (const rec of records) {
+            const decoded = opts.serde.deserialize(rec);
+            if (decoded !== null) shard.replay(decoded, rec.offset, rec.producer);
+          }
+        },
+        (marker) => {
+          if (holder.status === 'loading') shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
+        },
+      );
       if (holder.status !== 'loading') return; // unloaded meanwhile
       holder.activate(end);
       shard.onLoaded();
@@ -76,6 +82,18 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
   write<T>(partition: number, op: (shard: S) => CoordinatorResult<R, T>): Promise<T> {
     try {
       return this.#holder(partition).write(op);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Writes a COMMIT/ABORT marker to `partition` through its shard (the transaction coordinator
+   * completing a transaction that included this partition); resolves once committed.
+   */
+  completeTransaction(partition: number, marker: TransactionMarker): Promise<void> {
+    try {
+      return this.#holder(partition).writeMarker(marker);
     } catch (err) {
       return Promise.reject(err);
     }

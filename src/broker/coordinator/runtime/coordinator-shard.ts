@@ -4,7 +4,7 @@
 // once the records are committed; durable state changes only by replaying records, so a
 // shard loaded from the log is the same as the shard that wrote it.
 import type { Clock } from './clock.js';
-import type { SerializedRecord } from './partition-writer.js';
+import type { SerializedRecord, TransactionalProducer } from './partition-writer.js';
 
 export interface CoordinatorResult<R, T> {
   records: readonly R[];
@@ -20,11 +20,19 @@ export interface CoordinatorResult<R, T> {
    * (the leader's SyncGroup releases every member's assignment).
    */
   onAppended?: (err: Error | null) => void;
+  /**
+   * Writes the records as one transactional batch of this producer (TxnOffsetCommit): the
+   * shard receives them through `replay(record, offset, producer)` and they stay pending until
+   * `replayEndTransactionMarker` decides them.
+   */
+  transaction?: TransactionalProducer;
 }
 
 export interface CoordinatorShard<R> {
   /** Applies one committed (or about to be committed) record. The only way durable state changes. */
-  replay(record: R, offset: bigint): void;
+  replay(record: R, offset: bigint, producer?: TransactionalProducer): void;
+  /** A COMMIT/ABORT marker for `producerId` (written by the runtime or read at load). */
+  replayEndTransactionMarker?(producerId: bigint, producerEpoch: number, commit: boolean): void;
   /** Called once the partition is fully loaded, before the first operation (start timers here). */
   onLoaded(): void;
   /** Called when the shard is dropped: partition moved, broker stopping or a failed write. */

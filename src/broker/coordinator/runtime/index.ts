@@ -10,8 +10,12 @@ export type {
 } from './coordinator-shard.js';
 export {
   InMemoryPartitionWriter,
+  type AppendAttributes,
+  type LoadedMarker,
   type LoadedRecord,
   type PartitionLoader,
   type PartitionWriter,
   type SerializedRecord,
+  type TransactionalProducer,
+  type TransactionMarker,
 } from './partition-writer.js';

@@ -3,9 +3,17 @@
 // per runtime flush, written as leader with acks=all; "committed" means the high watermark
 // has passed the batch, which on a single broker is immediately after the write.
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
-import { decodeRecordBatch, encodeRecordBatchSync, isControl, iterateBatches } from '../../../protocol/record-batch/index.js';
+import { encodeControlBatch, readControlRecord } from '../../../protocol/record-batch/control.js';
+import { decodeRecordBatch, encodeRecordBatchSync, isControl, isTransactional, iterateBatches } from '../../../protocol/record-batch/index.js';
 import type { Partition } from '../../replica/partition.js';
-import type { LoadedRecord, PartitionLoader, PartitionWriter, SerializedRecord } from './partition-writer.js';
+import type {
+  AppendAttributes,
+  LoadedMarker,
+  LoadedRecord,
+  PartitionLoader,
+  PartitionWriter,
+  SerializedRecord,
+} from './partition-writer.js';
 
 /** Bytes read per step while loading: big enough to be quick, small enough to yield often. */
 const LOAD_CHUNK_BYTES = 1 << 20;
@@ -24,8 +32,16 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     return p;
   }
 
-  async append(partition: number, records: readonly SerializedRecord[], timestampMs: number): Promise<bigint> {
+  async append(
+    partition: number,
+    records: readonly SerializedRecord[],
+    timestampMs: number,
+    attributes?: AppendAttributes,
+  ): Promise<bigint> {
     const p = this.#partition(partition);
+    if (attributes?.marker !== undefined || attributes?.transaction !== undefined) {
+      return this.#appendTransactional(p, records, timestampMs, attributes);
+    }
     const batch = encodeRecordBatchSync(
       records.map((r) => ({ key: r.key, value: r.value })),
       { timestamp: timestampMs },
@@ -36,7 +52,43 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     return end;
   }
 
-  async load(partition: number, onRecords: (records: readonly LoadedRecord[]) => void): Promise<bigint> {
+  /**
+   * A transactional batch (sequence checks do not apply to coordinator writes, as in Kafka) or
+   * a control batch; both need the coordinator origin, which Partition.appendAsLeader lacks.
+   */
+  async #appendTransactional(
+    p: Partition,
+    records: readonly SerializedRecord[],
+    timestampMs: number,
+    attributes: AppendAttributes,
+  ): Promise<bigint> {
+    const m = attributes.marker;
+    const tx = attributes.transaction;
+    const batch =
+      m !== undefined
+        ? encodeControlBatch({
+            producerId: m.producerId,
+            producerEpoch: m.producerEpoch,
+            type: m.commit ? 'COMMIT' : 'ABORT',
+            coordinatorEpoch: m.coordinatorEpoch,
+            timestamp: timestampMs,
+          })
+        : encodeRecordBatchSync(
+            records.map((r) => ({ key: r.key, value: r.value })),
+            { timestamp: timestampMs, producerId: tx?.producerId, producerEpoch: tx?.producerEpoch, baseSequence: 0, transactional: true },
+          );
+    const result = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator' });
+    p.maybeAdvanceHighWatermark();
+    const end = result.lastOffset + 1n;
+    await waitForHighWatermark(p, end);
+    return end;
+  }
+
+  async load(
+    partition: number,
+    onRecords: (records: readonly LoadedRecord[]) => void,
+    onMarker?: (marker: LoadedMarker) => void,
+  ): Promise<bigint> {
     const p = this.#partition(partition);
     const log = p.log;
     const end = log.highWatermark;
@@ -44,17 +96,28 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     while (offset < end) {
       const { records: bytes } = await log.read(offset, { maxBytes: LOAD_CHUNK_BYTES, upperBound: end, minOneBatch: true });
       if (bytes.length === 0) break;
-      const chunk: LoadedRecord[] = [];
+      let chunk: LoadedRecord[] = [];
       let next = offset;
       for (const pos of iterateBatches(bytes)) {
         const cursor = await decodeRecordBatch(bytes.subarray(pos.position, pos.position + pos.size));
-        next = cursor.header.baseOffset + BigInt(cursor.header.lastOffsetDelta) + 1n;
-        // Control batches (transaction markers) carry no coordinator state.
-        if (isControl(cursor.header.attributes)) continue;
+        const h = cursor.header;
+        next = h.baseOffset + BigInt(h.lastOffsetDelta) + 1n;
+        if (isControl(h.attributes)) {
+          // A transaction marker decides the pending records of its producer: hand over the
+          // records before it first, so the shard sees them in log order.
+          if (h.baseOffset < offset || onMarker === undefined) continue;
+          const marker = markerOf(cursor, h.producerId, h.producerEpoch);
+          if (marker === null) continue;
+          if (chunk.length > 0) onRecords(chunk);
+          chunk = [];
+          onMarker(marker);
+          continue;
+        }
+        const producer = isTransactional(h.attributes) ? { producerId: h.producerId, producerEpoch: h.producerEpoch } : undefined;
         for (const rec of cursor) {
           if (rec.offset < offset || rec.keyLength < 0) continue;
           const r = rec.toRecord();
-          chunk.push({ offset: r.offset, key: r.key as Buffer, value: r.value });
+          chunk.push({ offset: r.offset, key: r.key as Buffer, value: r.value, ...(producer !== undefined ? { producer } : {}) });
         }
       }
       if (chunk.length > 0) onRecords(chunk);
@@ -63,6 +126,21 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     }
     return end;
   }
+}
+
+/** The COMMIT/ABORT marker of a control batch, or null for other control records. */
+function markerOf(
+  cursor: Iterable<{ offset: bigint; toRecord(): { key: Uint8Array | null; value: Uint8Array | null } }>,
+  producerId: bigint,
+  producerEpoch: number,
+): LoadedMarker | null {
+  for (const rec of cursor) {
+    const r = rec.toRecord();
+    const c = readControlRecord(r.key === null ? null : Buffer.from(r.key), r.value === null ? null : Buffer.from(r.value));
+    if (c.type !== 'COMMIT' && c.type !== 'ABORT') return null;
+    return { offset: rec.offset, producerId, producerEpoch, coordinatorEpoch: c.coordinatorEpoch ?? -1, commit: c.type === 'COMMIT' };
+  }
+  return null;
 }
 
 function waitForHighWatermark(p: Partition, offset: bigint): Promise<void> {

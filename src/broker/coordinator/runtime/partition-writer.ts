@@ -10,6 +10,34 @@ export interface SerializedRecord {
 
 export interface LoadedRecord extends SerializedRecord {
   offset: bigint;
+  /** Set for records of a transactional batch (TxnOffsetCommit offsets, pending until a marker). */
+  producer?: TransactionalProducer;
+}
+
+/** The producer of a transactional batch a coordinator writes for a client's transaction. */
+export interface TransactionalProducer {
+  producerId: bigint;
+  producerEpoch: number;
+}
+
+/** A COMMIT/ABORT marker written to a coordinator's own partition (e.g. __consumer_offsets). */
+export interface TransactionMarker extends TransactionalProducer {
+  coordinatorEpoch: number;
+  commit: boolean;
+}
+
+export interface LoadedMarker extends TransactionMarker {
+  offset: bigint;
+}
+
+/**
+ * How one append is framed: by default a plain batch; `transaction` makes it a transactional
+ * batch of that producer; `marker` writes one control batch (then `records` is empty) that
+ * takes one offset.
+ */
+export interface AppendAttributes {
+  transaction?: TransactionalProducer;
+  marker?: TransactionMarker;
 }
 
 export interface PartitionWriter {
@@ -19,7 +47,7 @@ export interface PartitionWriter {
    * just past the last record. Appends to one partition are issued one at a time by the
    * runtime, so the writer may assume no concurrency per partition.
    */
-  append(partition: number, records: readonly SerializedRecord[], timestampMs: number): Promise<bigint>;
+  append(partition: number, records: readonly SerializedRecord[], timestampMs: number, attributes?: AppendAttributes): Promise<bigint>;
 }
 
 export interface PartitionLoader {
@@ -27,8 +55,13 @@ export interface PartitionLoader {
    * Replays the committed records of `partition` from its start, calling `onRecords` for
    * each chunk in offset order, and resolves with the offset just past the last one. Chunks
    * let a large partition load without blocking the event loop for its whole length.
+   * Transaction markers go to `onMarker`, in log order with the records.
    */
-  load(partition: number, onRecords: (records: readonly LoadedRecord[]) => void): Promise<bigint>;
+  load(
+    partition: number,
+    onRecords: (records: readonly LoadedRecord[]) => void,
+    onMarker?: (marker: LoadedMarker) => void,
+  ): Promise<bigint>;
 }
 
 /**
@@ -37,6 +70,8 @@ export interface PartitionLoader {
  */
 export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader {
   readonly logs = new Map<number, LoadedRecord[]>();
+  /** Markers by partition, keyed by their offset in `logs` (a marker entry there has an empty key). */
+  readonly markers = new Map<number, Map<bigint, LoadedMarker>>();
   appendCount = 0;
   #failNext: Error | null = null;
   #held: Array<() => void> | null = null;
@@ -65,7 +100,7 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
     for (const release of held) release();
   }
 
-  append(partition: number, records: readonly SerializedRecord[]): Promise<bigint> {
+  append(partition: number, records: readonly SerializedRecord[], _timestampMs?: number, attributes?: AppendAttributes): Promise<bigint> {
     this.appendCount++;
     if (this.#failNext !== null) {
       const err = this.#failNext;
@@ -73,7 +108,20 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
       return Promise.reject(err);
     }
     const log = this.entries(partition);
-    for (const r of records) log.push({ key: r.key, value: r.value, offset: BigInt(log.length) });
+    if (attributes?.marker !== undefined) {
+      const offset = BigInt(log.length);
+      log.push({ key: Buffer.alloc(0), value: null, offset });
+      let m = this.markers.get(partition);
+      if (m === undefined) {
+        m = new Map();
+        this.markers.set(partition, m);
+      }
+      m.set(offset, { ...attributes.marker, offset });
+    }
+    const producer = attributes?.transaction;
+    for (const r of records) {
+      log.push({ key: r.key, value: r.value, offset: BigInt(log.length), ...(producer !== undefined ? { producer } : {}) });
+    }
     const end = BigInt(log.length);
     if (this.#held !== null) {
       const held = this.#held;
@@ -82,9 +130,25 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
     return Promise.resolve(end);
   }
 
-  async load(partition: number, onRecords: (records: readonly LoadedRecord[]) => void): Promise<bigint> {
+  async load(
+    partition: number,
+    onRecords: (records: readonly LoadedRecord[]) => void,
+    onMarker?: (marker: LoadedMarker) => void,
+  ): Promise<bigint> {
     const log = this.entries(partition);
-    if (log.length > 0) onRecords(log.slice());
+    const markers = this.markers.get(partition);
+    let chunk: LoadedRecord[] = [];
+    for (const rec of log) {
+      const marker = markers?.get(rec.offset);
+      if (marker === undefined) {
+        chunk.push(rec);
+        continue;
+      }
+      if (chunk.length > 0) onRecords(chunk);
+      chunk = [];
+      onMarker?.(marker);
+    }
+    if (chunk.length > 0) onRecords(chunk);
     return BigInt(log.length);
   }
 }

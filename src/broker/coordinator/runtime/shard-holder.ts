@@ -11,7 +11,7 @@
 import type { Clock, TimerHandle } from './clock.js';
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { CoordinatorResult, CoordinatorShard, CoordinatorTimer, RecordSerde } from './coordinator-shard.js';
-import type { PartitionWriter, SerializedRecord } from './partition-writer.js';
+import type { AppendAttributes, PartitionWriter, SerializedRecord, TransactionMarker } from './partition-writer.js';
 
 export type ShardStatus = 'loading' | 'active' | 'closed';
 
@@ -24,6 +24,10 @@ interface Waiter {
 interface PendingBatch {
   records: SerializedRecord[];
   callbacks: Array<(err: Error | null) => void>;
+  /** Transactional or marker batches are written alone; plain ones are merged. */
+  attributes?: AppendAttributes;
+  /** Offsets the batch takes: its records, or 1 for a marker. */
+  size: number;
 }
 
 export interface HolderHooks {
@@ -38,7 +42,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   readonly timer: CoordinatorTimer<R>;
   #nextOffset = 0n;
   #committed = 0n;
-  #batch: PendingBatch = { records: [], callbacks: [] };
+  #queue: PendingBatch[] = [];
   #waiters: Waiter[] = [];
   #appending = false;
   #flushScheduled = false;
@@ -96,7 +100,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     const serialized = res.records.map((r) => this.serde.serialize(r));
     if (res.replayRecords !== false) {
       try {
-        for (const r of res.records) shard.replay(r, this.#nextOffset++);
+        for (const r of res.records) shard.replay(r, this.#nextOffset++, res.transaction);
       } catch (err) {
         // Half-applied records leave the shard inconsistent with its log: reload it.
         this.#fail(err instanceof Error ? err : new Error(String(err)));
@@ -105,10 +109,44 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     } else {
       this.#nextOffset += BigInt(res.records.length);
     }
-    this.#batch.records.push(...serialized);
-    if (res.onAppended !== undefined) this.#batch.callbacks.push(res.onAppended);
+    const batch = this.#batchFor(res.transaction === undefined ? undefined : { transaction: res.transaction });
+    batch.records.push(...serialized);
+    batch.size += serialized.length;
+    if (res.onAppended !== undefined) batch.callbacks.push(res.onAppended);
     this.#scheduleFlush();
     return this.#waitFor(this.#nextOffset).then(() => res.response);
+  }
+
+  /**
+   * Writes a transaction marker to this partition (WriteTxnMarkers for a coordinator's own
+   * topic): the shard applies it at once, the promise resolves once it is committed.
+   */
+  writeMarker(marker: TransactionMarker): Promise<void> {
+    const shard = this.#checkActive();
+    try {
+      shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
+    } catch (err) {
+      this.#fail(err instanceof Error ? err : new Error(String(err)));
+      throw err;
+    }
+    this.#nextOffset += 1n;
+    this.#queue.push({ records: [], callbacks: [], attributes: { marker }, size: 1 });
+    this.#scheduleFlush();
+    return this.#waitFor(this.#nextOffset);
+  }
+
+  /** The batch to add records to: the last one if it has the same framing, else a new one. */
+  #batchFor(attributes: AppendAttributes | undefined): PendingBatch {
+    const last = this.#queue.at(-1);
+    if (attributes === undefined && last !== undefined && last.attributes === undefined) return last;
+    const tx = attributes?.transaction;
+    const lastTx = last?.attributes?.transaction;
+    if (tx !== undefined && lastTx !== undefined && tx.producerId === lastTx.producerId && tx.producerEpoch === lastTx.producerEpoch) {
+      return last as PendingBatch;
+    }
+    const batch: PendingBatch = { records: [], callbacks: [], size: 0, ...(attributes !== undefined ? { attributes } : {}) };
+    this.#queue.push(batch);
+    return batch;
   }
 
   /** Fails every waiter and stops the shard's timers; the holder is unusable afterwards. */
@@ -117,8 +155,8 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     this.status = 'closed';
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
-    const callbacks = this.#batch.callbacks;
-    this.#batch = { records: [], callbacks: [] };
+    const callbacks = this.#queue.flatMap((b) => b.callbacks);
+    this.#queue = [];
     for (const cb of callbacks) this.#safely(() => cb(reason));
     const waiters = this.#waiters;
     this.#waiters = [];
@@ -152,12 +190,12 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   }
 
   #flush(): void {
-    if (this.status !== 'active' || this.#appending || this.#batch.records.length === 0) return;
-    const batch = this.#batch;
-    this.#batch = { records: [], callbacks: [] };
-    const end = this.#committed + BigInt(batch.records.length);
+    if (this.status !== 'active' || this.#appending) return;
+    const batch = this.#queue.shift();
+    if (batch === undefined) return;
+    const end = this.#committed + BigInt(batch.size);
     this.#appending = true;
-    this.writer.append(this.partition, batch.records, this.clock.now()).then(
+    this.writer.append(this.partition, batch.records, this.clock.now(), batch.attributes).then(
       (logEnd) => {
         if (this.status !== 'active') return;
         this.#appending = false;
