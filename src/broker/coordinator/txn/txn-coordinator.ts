@@ -1,0 +1,245 @@
+// The transaction coordinator as the API handlers see it: routes a transactional id to its
+// partition of __transaction_state (Kafka's abs(hashCode) % partitions), runs the state machine
+// on that shard through the coordinator runtime, allocates producer ids, and drives the
+// markers of decided transactions (write to every partition, retry what failed, then complete).
+import { coordinatorPartition } from '../../../protocol/coordinator-partition.js';
+import { ErrorCode } from '../../../protocol/errors.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
+import { errorCodeOf } from '../runtime/coordinator-error.js';
+import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
+import type { PartitionLoader, PartitionWriter } from '../runtime/partition-writer.js';
+import { DEFAULT_TXN_CONFIG, type TxnConfig } from './txn-config.js';
+import {
+  type DescribedTxn,
+  type InitProducerIdResult,
+  type ListedTxn,
+  type ListFilter,
+  type MarkerJob,
+  type ProducerIdAndEpoch,
+  TxnCoordinatorShard,
+} from './txn-coordinator-shard.js';
+import type { TopicPartitionSet, TxnRecord } from './txn-metadata.js';
+import { txnRecordSerde } from './txn-serde.js';
+
+/** One marker for every partition of a transaction. */
+export interface TxnMarker {
+  producerId: bigint;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  commit: boolean;
+}
+
+export interface TxnMarkerWriter {
+  /**
+   * Writes `marker` to each partition. Resolves with the partitions to try again later
+   * (transient errors); partitions that no longer exist, or that reject the marker as stale,
+   * count as done, as in Kafka's marker channel.
+   */
+  write(marker: TxnMarker, partitions: readonly TopicPartitionSet[]): Promise<TopicPartitionSet[]>;
+}
+
+export interface TransactionCoordinatorOptions {
+  config?: Partial<TxnConfig>;
+  writer: PartitionWriter;
+  loader: PartitionLoader;
+  markers: TxnMarkerWriter;
+  /** A producer id never handed out before (durable blocks in the broker). */
+  producerIds: () => Promise<bigint>;
+  clock?: Clock;
+  /** Epoch of this coordinator for a partition (its leader epoch): markers carry it. */
+  coordinatorEpochOf?: (partition: number) => number;
+  /** EndTxn and a fencing InitProducerId wait this long for the markers before answering. */
+  completionWaitMs?: number;
+  markerRetryBackoffMs?: number;
+  onError?(partition: number, err: unknown): void;
+}
+
+const initError = (errorCode: number): InitProducerIdResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+
+export class TransactionCoordinator {
+  readonly config: TxnConfig;
+  readonly runtime: CoordinatorRuntime<TxnCoordinatorShard, TxnRecord>;
+  readonly #opts: TransactionCoordinatorOptions;
+  readonly #clock: Clock;
+  /** Marker jobs running, by transactional id. */
+  readonly #inflight = new Map<string, Promise<void>>();
+
+  constructor(opts: TransactionCoordinatorOptions) {
+    const config = { ...DEFAULT_TXN_CONFIG, ...opts.config };
+    this.config = config;
+    this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
+    this.runtime = new CoordinatorRuntime<TxnCoordinatorShard, TxnRecord>({
+      writer: opts.writer,
+      loader: opts.loader,
+      serde: txnRecordSerde,
+      clock: this.#clock,
+      newShard: (ctx) => new TxnCoordinatorShard(ctx, config, { onPrepared: (job) => this.#onPrepared(ctx.partition, job) }),
+      onError: opts.onError,
+    });
+  }
+
+  partitionFor(transactionalId: string): number {
+    return coordinatorPartition(transactionalId, this.config.numPartitions);
+  }
+
+  onElection(partition: number): Promise<void> {
+    return this.runtime.load(partition);
+  }
+
+  onResignation(partition: number): void {
+    this.runtime.unload(partition);
+  }
+
+  /** Resolves once the markers of `transactionalId`'s decided transaction are written (if any). */
+  whenCompleted(transactionalId: string): Promise<void> {
+    return this.#inflight.get(transactionalId) ?? Promise.resolve();
+  }
+
+  async initProducerId(transactionalId: string, timeoutMs: number, expected: ProducerIdAndEpoch | null): Promise<InitProducerIdResult> {
+    if (transactionalId === '') return initError(ErrorCode.INVALID_REQUEST);
+    if (timeoutMs <= 0 || timeoutMs > this.config.maxTimeoutMs) return initError(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    const partition = this.partitionFor(transactionalId);
+    let newProducerId: bigint | null = null;
+    // Besides allocating an id, loop at most once more after waiting for a fencing abort's
+    // markers: the client then gets its new epoch now instead of retrying on
+    // CONCURRENT_TRANSACTIONS.
+    let waited = false;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      let res: InitProducerIdResult;
+      try {
+        res = await this.runtime.write(partition, (s) => s.initProducerId(transactionalId, timeoutMs, expected, newProducerId));
+      } catch (err) {
+        return initError(errorCodeOf(err));
+      }
+      if (res.needsProducerId === true) {
+        newProducerId = await this.#opts.producerIds();
+        continue;
+      }
+      if (res.errorCode !== ErrorCode.CONCURRENT_TRANSACTIONS || waited) return res;
+      waited = true;
+      if (!(await this.#waitForMarkers(transactionalId))) return res;
+    }
+    return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
+  }
+
+  addPartitions(transactionalId: string, producerId: bigint, epoch: number, partitions: readonly TopicPartitionSet[]): Promise<number> {
+    if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
+    return this.runtime
+      .write(this.partitionFor(transactionalId), (s) => s.addPartitions(transactionalId, producerId, epoch, partitions))
+      .catch(errorCodeOf);
+  }
+
+  /** NONE when the producer's open transaction includes every partition (KIP-890 verification). */
+  verify(transactionalId: string, producerId: bigint, epoch: number, partitions: readonly TopicPartitionSet[]): Promise<number> {
+    if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
+    return this.runtime
+      .read(this.partitionFor(transactionalId), (s) => s.verify(transactionalId, producerId, epoch, partitions))
+      .catch(errorCodeOf);
+  }
+
+  async endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): Promise<number> {
+    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    let code: number;
+    try {
+      code = await this.runtime.write(this.partitionFor(transactionalId), (s) => s.endTxn(transactionalId, producerId, epoch, commit));
+    } catch (err) {
+      return errorCodeOf(err);
+    }
+    // The decision is durable; answering after the markers spares the client a round of
+    // CONCURRENT_TRANSACTIONS on its next transaction and makes its records visible at once.
+    if (code === ErrorCode.NONE) await this.#waitForMarkers(transactionalId);
+    return code;
+  }
+
+  async describe(transactionalIds: readonly string[]): Promise<DescribedTxn[]> {
+    return Promise.all(
+      transactionalIds.map((id) =>
+        this.runtime.read(this.partitionFor(id), (s) => s.describe(id)).catch((err: unknown) => ({
+          errorCode: errorCodeOf(err),
+          transactionalId: id,
+          state: '' as const,
+          timeoutMs: 0,
+          startTimestamp: -1,
+          producerId: -1n,
+          producerEpoch: -1,
+          partitions: [],
+        })),
+      ),
+    );
+  }
+
+  /** Transactions of every loaded shard; COORDINATOR_LOAD_IN_PROGRESS while any shard loads. */
+  async list(filter: ListFilter): Promise<{ errorCode: number; transactions: ListedTxn[] }> {
+    const { results, loading } = await this.runtime.readAll((s) => s.list(filter));
+    return {
+      errorCode: loading.length > 0 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE,
+      transactions: results.flat(),
+    };
+  }
+
+  close(): void {
+    this.runtime.close();
+  }
+
+  /** Waits (bounded) for running markers of `id`; false when none were running. */
+  async #waitForMarkers(id: string): Promise<boolean> {
+    const job = this.#inflight.get(id);
+    if (job === undefined) return false;
+    await new Promise<void>((resolve) => {
+      const t = this.#clock.setTimer(this.#opts.completionWaitMs ?? 5000, resolve);
+      job.then(
+        () => {
+          t.cancel();
+          resolve();
+        },
+        () => resolve(),
+      );
+    });
+    return true;
+  }
+
+  #onPrepared(partition: number, job: MarkerJob): void {
+    const id = job.transactionalId;
+    if (this.#inflight.has(id)) return; // a reload resumed a job that is still running
+    const run = this.#sendMarkers(partition, job).finally(() => {
+      if (this.#inflight.get(id) === run) this.#inflight.delete(id);
+    });
+    this.#inflight.set(id, run);
+  }
+
+  /** Kafka's marker channel: retry until every partition has the marker, then complete. */
+  async #sendMarkers(partition: number, job: MarkerJob): Promise<void> {
+    const marker: TxnMarker = {
+      producerId: job.producerId,
+      producerEpoch: job.producerEpoch,
+      coordinatorEpoch: this.#opts.coordinatorEpochOf?.(partition) ?? 0,
+      commit: job.commit,
+    };
+    let remaining: TopicPartitionSet[] = job.partitions;
+    while (remaining.length > 0) {
+      if (this.runtime.status(partition) === undefined) return; // the next coordinator resumes it
+      try {
+        remaining = await this.#opts.markers.write(marker, remaining);
+      } catch (err) {
+        this.#opts.onError?.(partition, err);
+      }
+      if (remaining.length > 0) await this.#sleep();
+    }
+    for (;;) {
+      if (this.runtime.status(partition) === undefined) return;
+      try {
+        await this.runtime.write(partition, (s) => s.complete(job));
+        return;
+      } catch (err) {
+        // A failed write reloads the shard; its Prepare* state is then still there to complete.
+        this.#opts.onError?.(partition, err);
+        await this.#sleep();
+      }
+    }
+  }
+
+  #sleep(): Promise<void> {
+    return new Promise((resolve) => this.#clock.setTimer(this.#opts.markerRetryBackoffMs ?? 100, resolve));
+  }
+}
