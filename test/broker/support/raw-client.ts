@@ -14,6 +14,7 @@ export class RawClient {
   private correlation = 1;
 
   private constructor(readonly socket: Socket) {
+    socket.setNoDelay(true);
     socket.on('data', (d: Buffer) => {
       this.buf = Buffer.concat([this.buf, d]);
       while (this.buf.length >= 4) {
@@ -49,7 +50,7 @@ export class RawClient {
   }
 
   send(bytes: Buffer | readonly Buffer[]): void {
-    for (const b of Array.isArray(bytes) ? bytes : [bytes]) this.socket.write(b);
+    this.socket.write(Array.isArray(bytes) ? Buffer.concat(bytes) : (bytes as Buffer));
   }
 
   /** Encodes a request; returns its correlation id. */
