@@ -40,7 +40,9 @@ export class AdminContext {
       try {
         return await fn();
       } catch (err) {
-        if (!(err instanceof KafkaClientError) || !err.retriable) throw err;
+        // A KafkaResponseError thrown as such is final (e.g. UNKNOWN_TOPIC_OR_PARTITION for a
+        // topic that does not exist); steps mark what is worth retrying with RetryableStep.
+        if (!(err instanceof KafkaClientError) || !err.retriable || err instanceof KafkaResponseError) throw err;
         const wait = backoffMs(this.options.retryBackoffMs, this.options.retryBackoffMaxMs, attempt);
         if (Date.now() + wait > deadline) throw err instanceof RetryableStep ? err.cause : err;
         await new Promise((r) => setTimeout(r, wait));
