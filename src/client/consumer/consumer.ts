@@ -197,7 +197,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** Commits `offsets` (default: the positions of everything polled), retrying retriable errors. */
   async commitSync(offsets?: readonly TopicPartitionOffset[], opts: { timeoutMs?: number } = {}): Promise<void> {
-    this.#ensureOpen();
+    this.#ensureNotClosed();
     const g = this.#requireGroup();
     const list = offsets ?? this.#consumedOffsets(null);
     if (list.length === 0) return;
@@ -207,7 +207,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** One commit attempt without retries; the callback (if any) gets the outcome. */
   commitAsync(offsets?: readonly TopicPartitionOffset[] | CommitCallback, callback?: CommitCallback): Promise<void> {
-    this.#ensureOpen();
+    this.#ensureNotClosed();
     const g = this.#requireGroup();
     const cb = typeof offsets === 'function' ? offsets : callback;
     const list = typeof offsets === 'function' || offsets === undefined ? this.#consumedOffsets(null) : [...offsets];
@@ -225,7 +225,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** The group's committed offsets, in the order asked (null where nothing is committed). */
   async committed(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<(TopicPartitionOffset | null)[]> {
-    this.#ensureOpen();
+    this.#ensureNotClosed();
     const g = this.#requireGroup();
     const found = await this.#wakeable(g.fetch(partitions, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
     return partitions.map((tp) => {
@@ -236,7 +236,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** The offset of the next record poll() would return for an assigned partition (looked up if needed). */
   async position(tp: TopicPartition, opts: { timeoutMs?: number } = {}): Promise<bigint> {
-    this.#ensureOpen();
+    this.#ensureNotClosed();
     const s = this.#subs.require(tp);
     const deadline = Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs);
     while (!s.hasValidPosition) {
@@ -507,6 +507,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     if (w.length === 0) return;
     this.#waiters = [];
     for (const done of w) done();
+  }
+
+  /** Commits and lookups stay possible while close() runs the rebalance listener. */
+  #ensureNotClosed(): void {
+    if (this.#closed) throw new ClientClosedError('consumer is closed');
   }
 
   #ensureOpen(): void {

@@ -339,6 +339,7 @@ export class GroupMembership {
 
   /** A commit or heartbeat learned that this member was fenced out of the group. */
   fenced(code: number): void {
+    this.#opts.logger('warn', 'member fenced out of the group', { group: this.groupId, error: code, generation: this.generation.generationId });
     this.#stopHeartbeat();
     if (code === ErrorCode.FENCED_INSTANCE_ID) {
       this.#fatal = new KafkaResponseError(code, `group ${this.groupId}: another consumer uses group.instance.id ${this.#opts.groupInstanceId}`);
@@ -385,7 +386,6 @@ export class GroupMembership {
         // Keep heartbeating until poll() sends JoinGroup, so the session does not expire meanwhile.
         if (code === ErrorCode.REBALANCE_IN_PROGRESS) this.requestRejoin('group is rebalancing');
       } else if (code === ErrorCode.ILLEGAL_GENERATION || code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.FENCED_INSTANCE_ID) {
-        this.#opts.logger('warn', 'heartbeat: member fenced out of the group', { group: this.groupId, error: code });
         this.fenced(code);
         return;
       } else {

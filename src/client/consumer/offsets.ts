@@ -48,7 +48,13 @@ export class GroupOffsets {
           if (code === 0) continue;
           this.#rpc.noteCode(code);
           if (FENCING.has(code)) {
-            this.#membership()?.fenced(code);
+            const m = this.#membership();
+            if (m !== null && (m.state !== 'STABLE' || m.generation !== gen)) {
+              // We are rejoining (or already rejoined): the coordinator moved past the generation
+              // this commit carried, which says nothing about the membership we are building.
+              throw new KafkaResponseError(ErrorCode.REBALANCE_IN_PROGRESS, `OffsetCommit ${o.topic}-${o.partition} during a rebalance`);
+            }
+            m?.fenced(code);
             throw new CommitFailedError(
               `commit failed: group ${this.#rpc.groupId} has moved on (${code === ErrorCode.ILLEGAL_GENERATION ? 'illegal generation' : 'member unknown'}); ` +
                 'the partitions may have been reassigned. Poll again to rejoin.',
