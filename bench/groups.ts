@@ -8,6 +8,9 @@
 //     against a baseline measured in the same run: the same commits through the runtime with
 //     a shard that only echoes (runtime + serde cost without the group logic).
 // Run: npx tsx bench/groups.ts
+
+import type { GroupRecord } from '../src/broker/coordinator/group/group-records.js';
+import { groupRecordSerde } from '../src/broker/coordinator/group/group-serde.js';
 import { GroupCoordinator, type JoinGroupRequest } from '../src/broker/coordinator/group/index.js';
 import {
   type CoordinatorResult,
@@ -16,8 +19,6 @@ import {
   InMemoryPartitionWriter,
   systemClock,
 } from '../src/broker/coordinator/runtime/index.js';
-import { groupRecordSerde } from '../src/broker/coordinator/group/group-serde.js';
-import type { GroupRecord } from '../src/broker/coordinator/group/group-records.js';
 
 const PARTITIONS = 50;
 
@@ -32,7 +33,11 @@ function subscription(topic: string): Buffer {
 
 async function coordinator(): Promise<GroupCoordinator> {
   const writer = new InMemoryPartitionWriter();
-  const gc = new GroupCoordinator({ config: { initialRebalanceDelayMs: 0, numPartitions: PARTITIONS }, writer, loader: writer });
+  const gc = new GroupCoordinator({
+    config: { initialRebalanceDelayMs: 0, numPartitions: PARTITIONS },
+    writer,
+    loader: writer,
+  });
   for (let p = 0; p < PARTITIONS; p++) await gc.onElection(p);
   return gc;
 }
@@ -49,13 +54,27 @@ const joinReq = (groupId: string, memberId: string): JoinGroupRequest => ({
 });
 
 /** One member's whole way in: returns its generation. */
-async function member(gc: GroupCoordinator, groupId: string): Promise<{ memberId: string; generation: number }> {
+async function member(
+  gc: GroupCoordinator,
+  groupId: string,
+): Promise<{ memberId: string; generation: number }> {
   const first = await gc.joinGroup(origin, joinReq(groupId, ''));
   for (;;) {
     const j = await gc.joinGroup(origin, joinReq(groupId, first.memberId));
     if (j.errorCode !== 0) throw new Error(`join error ${j.errorCode}`);
-    const assignments = j.leader === j.memberId ? j.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from('a') })) : [];
-    const s = await gc.syncGroup({ groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: j.protocolName, assignments });
+    const assignments =
+      j.leader === j.memberId
+        ? j.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from('a') }))
+        : [];
+    const s = await gc.syncGroup({
+      groupId,
+      generationId: j.generationId,
+      memberId: j.memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocolName: j.protocolName,
+      assignments,
+    });
     if (s.errorCode === 0) return { memberId: j.memberId, generation: j.generationId };
     if (s.errorCode !== 27) throw new Error(`sync error ${s.errorCode}`);
   }
@@ -90,13 +109,17 @@ async function main(): Promise<void> {
       gen = Math.max(gen, r.generation);
     }
     runs.sort((a, b) => a - b);
-    console.log(`  ${String(size).padStart(2)} members: median ${runs[2]?.toFixed(2)} ms, generation reached ${gen}`);
+    console.log(
+      `  ${String(size).padStart(2)} members: median ${runs[2]?.toFixed(2)} ms, generation reached ${gen}`,
+    );
     gc.close();
   }
 
   const gc = await coordinator();
   const groups = await Promise.all(Array.from({ length: 100 }, (_, g) => stableGroup(gc, `hb-${g}`, 10)));
-  const targets = groups.flatMap((g, i) => g.members.map((m) => ({ groupId: `hb-${i}`, memberId: m.memberId, generationId: g.generation })));
+  const targets = groups.flatMap((g, i) =>
+    g.members.map((m) => ({ groupId: `hb-${i}`, memberId: m.memberId, generationId: g.generation })),
+  );
   const HEARTBEATS = 200_000;
   await timed('heartbeats (1,000 members, 100 groups)', HEARTBEATS, async () => {
     for (let done = 0; done < HEARTBEATS; done += targets.length) {
@@ -115,12 +138,16 @@ async function main(): Promise<void> {
       memberId: t.memberId,
       groupInstanceId: null,
       retentionTimeMs: -1,
-      topics: [{ name: 't', partitions: [{ partition: i % 6, offset: BigInt(i), leaderEpoch: 0, metadata: '' }] }],
+      topics: [
+        { name: 't', partitions: [{ partition: i % 6, offset: BigInt(i), leaderEpoch: 0, metadata: '' }] },
+      ],
     };
   };
   const commits = await timed('offset commits (group coordinator)', COMMITS, async () => {
     for (let done = 0; done < COMMITS; done += IN_FLIGHT) {
-      const rs = await Promise.all(Array.from({ length: IN_FLIGHT }, (_, k) => gc.commitOffsets(commit(done + k))));
+      const rs = await Promise.all(
+        Array.from({ length: IN_FLIGHT }, (_, k) => gc.commitOffsets(commit(done + k))),
+      );
       if (rs.some((r) => r[0]?.partitions[0]?.errorCode !== 0)) throw new Error('commit failed');
     }
   });
@@ -134,7 +161,13 @@ async function main(): Promise<void> {
     onUnloaded(): void {}
   }
   const writer = new InMemoryPartitionWriter();
-  const rt = new CoordinatorRuntime<EchoShard, GroupRecord>({ writer, loader: writer, serde: groupRecordSerde, clock: systemClock, newShard: () => new EchoShard() });
+  const rt = new CoordinatorRuntime<EchoShard, GroupRecord>({
+    writer,
+    loader: writer,
+    serde: groupRecordSerde,
+    clock: systemClock,
+    newShard: () => new EchoShard(),
+  });
   for (let p = 0; p < PARTITIONS; p++) await rt.load(p);
   const baseline = await timed('baseline: runtime + serde, echo shard', COMMITS, async () => {
     for (let done = 0; done < COMMITS; done += IN_FLIGHT) {
@@ -142,8 +175,23 @@ async function main(): Promise<void> {
         Array.from({ length: IN_FLIGHT }, (_, k) => {
           const c = commit(done + k);
           const p = c.topics[0]?.partitions[0] as { partition: number; offset: bigint };
-          const rec: GroupRecord = { kind: 'offset', group: c.groupId, topic: 't', partition: p.partition, value: { offset: p.offset, leaderEpoch: 0, metadata: '', commitTimestamp: Date.now(), expireTimestamp: -1 } };
-          return rt.write(gc.partitionFor(c.groupId), (): CoordinatorResult<GroupRecord, number> => ({ records: [rec], response: 0 }));
+          const rec: GroupRecord = {
+            kind: 'offset',
+            group: c.groupId,
+            topic: 't',
+            partition: p.partition,
+            value: {
+              offset: p.offset,
+              leaderEpoch: 0,
+              metadata: '',
+              commitTimestamp: Date.now(),
+              expireTimestamp: -1,
+            },
+          };
+          return rt.write(
+            gc.partitionFor(c.groupId),
+            (): CoordinatorResult<GroupRecord, number> => ({ records: [rec], response: 0 }),
+          );
         }),
       );
     }

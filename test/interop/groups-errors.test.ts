@@ -30,7 +30,20 @@ const commit = (generationIdOrMemberEpoch: number, memberId: string) => ({
   memberId,
   groupInstanceId: null,
   retentionTimeMs: -1n,
-  topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null }] }],
+  topics: [
+    {
+      name: 't',
+      partitions: [
+        {
+          partitionIndex: 0,
+          committedOffset: 5n,
+          committedLeaderEpoch: -1,
+          commitTimestamp: -1n,
+          committedMetadata: null,
+        },
+      ],
+    },
+  ],
 });
 
 test('group API errors over the wire', { timeout: 60_000 }, async () => {
@@ -50,10 +63,23 @@ test('group API errors over the wire', { timeout: 60_000 }, async () => {
   assert.equal(fc.errorCode, ErrorCode.NONE);
   assert.equal(fc.nodeId, broker.nodeId);
   assert.equal(fc.port, broker.port);
-  const batched = await a.request(findCoordinatorApi, 4, { key: '', keyType: 0, coordinatorKeys: ['eg', 'other'] });
-  assert.deepEqual(batched.coordinators.map((c) => [c.key, c.errorCode]), [['eg', 0], ['other', 0]]);
+  const batched = await a.request(findCoordinatorApi, 4, {
+    key: '',
+    keyType: 0,
+    coordinatorKeys: ['eg', 'other'],
+  });
+  assert.deepEqual(
+    batched.coordinators.map((c) => [c.key, c.errorCode]),
+    [
+      ['eg', 0],
+      ['other', 0],
+    ],
+  );
 
-  assert.equal((await a.request(joinGroupApi, 3, join('', { sessionTimeoutMs: 1000 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
+  assert.equal(
+    (await a.request(joinGroupApi, 3, join('', { sessionTimeoutMs: 1000 }))).errorCode,
+    ErrorCode.INVALID_SESSION_TIMEOUT,
+  );
   // (Another group: a pending member id would hold the rebalances below until it expires.)
   const required = await a.request(joinGroupApi, 4, join('', { groupId: 'eg-v4' }));
   assert.equal(required.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
@@ -62,47 +88,86 @@ test('group API errors over the wire', { timeout: 60_000 }, async () => {
   const ja = await a.request(joinGroupApi, 3, join(''));
   assert.equal(ja.errorCode, ErrorCode.NONE);
   assert.equal(ja.leader, ja.memberId);
-  assert.equal((await a.request(joinGroupApi, 3, join('', { protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.equal(
+    (await a.request(joinGroupApi, 3, join('', { protocolType: 'connect' }))).errorCode,
+    ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+  );
   const sa = await a.request(syncGroupApi, 3, {
-    groupId: 'eg', generationId: ja.generationId, memberId: ja.memberId, groupInstanceId: null, protocolType: null, protocolName: null,
+    groupId: 'eg',
+    generationId: ja.generationId,
+    memberId: ja.memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
     assignments: [{ memberId: ja.memberId, assignment: Buffer.from('x') }],
   });
   assert.equal(sa.errorCode, ErrorCode.NONE);
   assert.equal(sa.assignment.toString(), 'x');
 
   const hb = (c: RawClient, generationId: number, memberId: string, groupInstanceId: string | null = null) =>
-    c.request(heartbeatApi, 3, { groupId: 'eg', generationId, memberId, groupInstanceId }).then((r) => r.errorCode);
+    c
+      .request(heartbeatApi, 3, { groupId: 'eg', generationId, memberId, groupInstanceId })
+      .then((r) => r.errorCode);
   assert.equal(await hb(a, ja.generationId, ja.memberId), ErrorCode.NONE);
   assert.equal(await hb(a, ja.generationId - 1, ja.memberId), ErrorCode.ILLEGAL_GENERATION);
   assert.equal(await hb(a, ja.generationId, 'nobody'), ErrorCode.UNKNOWN_MEMBER_ID);
-  const codeOf = (r: { topics: Array<{ partitions: Array<{ errorCode: number }> }> }) => r.topics[0]?.partitions[0]?.errorCode;
-  assert.equal(codeOf(await a.request(offsetCommitApi, 2, commit(ja.generationId, ja.memberId))), ErrorCode.NONE);
-  assert.equal(codeOf(await a.request(offsetCommitApi, 0, commit(-1, ''))), ErrorCode.UNKNOWN_MEMBER_ID, 'no simple commits into a live group');
+  const codeOf = (r: { topics: Array<{ partitions: Array<{ errorCode: number }> }> }) =>
+    r.topics[0]?.partitions[0]?.errorCode;
+  assert.equal(
+    codeOf(await a.request(offsetCommitApi, 2, commit(ja.generationId, ja.memberId))),
+    ErrorCode.NONE,
+  );
+  assert.equal(
+    codeOf(await a.request(offsetCommitApi, 0, commit(-1, ''))),
+    ErrorCode.UNKNOWN_MEMBER_ID,
+    'no simple commits into a live group',
+  );
 
   // A second member joins: the group rebalances; its JoinGroup waits for a's.
   const b = await client();
   const jbPending = b.request(joinGroupApi, 3, join(''));
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(await hb(a, ja.generationId, ja.memberId), ErrorCode.REBALANCE_IN_PROGRESS);
-  assert.equal(codeOf(await a.request(offsetCommitApi, 2, commit(ja.generationId, ja.memberId))), ErrorCode.NONE, 'commits of the old generation still allowed while preparing');
+  assert.equal(
+    codeOf(await a.request(offsetCommitApi, 2, commit(ja.generationId, ja.memberId))),
+    ErrorCode.NONE,
+    'commits of the old generation still allowed while preparing',
+  );
   const ja2 = await a.request(joinGroupApi, 3, join(ja.memberId));
   const jb = await jbPending;
   assert.equal(ja2.generationId, ja.generationId + 1);
   assert.equal(jb.generationId, ja2.generationId);
-  assert.equal(codeOf(await a.request(offsetCommitApi, 2, commit(ja2.generationId, ja.memberId))), ErrorCode.REBALANCE_IN_PROGRESS, 'awaiting the assignment');
-  assert.equal(codeOf(await a.request(offsetCommitApi, 2, commit(ja.generationId, ja.memberId))), ErrorCode.ILLEGAL_GENERATION);
+  assert.equal(
+    codeOf(await a.request(offsetCommitApi, 2, commit(ja2.generationId, ja.memberId))),
+    ErrorCode.REBALANCE_IN_PROGRESS,
+    'awaiting the assignment',
+  );
+  assert.equal(
+    codeOf(await a.request(offsetCommitApi, 2, commit(ja.generationId, ja.memberId))),
+    ErrorCode.ILLEGAL_GENERATION,
+  );
 
   // Static membership: a restarted instance fences the old member id.
   const s1 = await client();
   const static1 = await s1.request(joinGroupApi, 5, join('', { groupId: 'static', groupInstanceId: 'i1' }));
   assert.equal(static1.errorCode, ErrorCode.NONE);
   await s1.request(syncGroupApi, 3, {
-    groupId: 'static', generationId: static1.generationId, memberId: static1.memberId, groupInstanceId: 'i1', protocolType: null, protocolName: null,
+    groupId: 'static',
+    generationId: static1.generationId,
+    memberId: static1.memberId,
+    groupInstanceId: 'i1',
+    protocolType: null,
+    protocolName: null,
     assignments: [{ memberId: static1.memberId, assignment: Buffer.from('p') }],
   });
   const static2 = await s1.request(joinGroupApi, 5, join('', { groupId: 'static', groupInstanceId: 'i1' }));
   assert.equal(static2.errorCode, ErrorCode.NONE);
   assert.equal(static2.generationId, static1.generationId, 'no rebalance');
-  const fenced = await s1.request(heartbeatApi, 3, { groupId: 'static', generationId: static1.generationId, memberId: static1.memberId, groupInstanceId: 'i1' });
+  const fenced = await s1.request(heartbeatApi, 3, {
+    groupId: 'static',
+    generationId: static1.generationId,
+    memberId: static1.memberId,
+    groupInstanceId: 'i1',
+  });
   assert.equal(fenced.errorCode, ErrorCode.FENCED_INSTANCE_ID);
 });

@@ -12,7 +12,9 @@ const TOPIC = 'orders';
 const SESSION_TIMEOUT = 6000;
 const PER_ROUND = 20_000;
 
-test('kafkajs group of 3: stop one, kill one, nothing lost, duplicates only after the crash', { timeout: 120_000 }, async () => {
+test('kafkajs group of 3: stop one, kill one, nothing lost, duplicates only after the crash', {
+  timeout: 120_000,
+}, async () => {
   const broker = await startTestBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
   const procs: ConsumerProc[] = [];
   after(async () => {
@@ -28,7 +30,10 @@ test('kafkajs group of 3: stop one, kill one, nothing lost, duplicates only afte
   let produced = 0;
   const produce = async (n: number) => {
     for (let i = 0; i < n; i += 1000) {
-      const messages = Array.from({ length: 1000 }, (_, j) => ({ key: String(produced + i + j), value: 'x'.repeat(50) }));
+      const messages = Array.from({ length: 1000 }, (_, j) => ({
+        key: String(produced + i + j),
+        value: 'x'.repeat(50),
+      }));
       await producer.send({ topic: TOPIC, messages });
     }
     produced += n;
@@ -39,7 +44,12 @@ test('kafkajs group of 3: stop one, kill one, nothing lost, duplicates only afte
     return s.size;
   };
   const start = (name: string) => {
-    const p = ConsumerProc.node(name, './kafkajs-consumer.ts', [broker.bootstrap, 'g1', TOPIC, String(SESSION_TIMEOUT)]);
+    const p = ConsumerProc.node(name, './kafkajs-consumer.ts', [
+      broker.bootstrap,
+      'g1',
+      TOPIC,
+      String(SESSION_TIMEOUT),
+    ]);
     procs.push(p);
     return p;
   };
@@ -47,13 +57,20 @@ test('kafkajs group of 3: stop one, kill one, nothing lost, duplicates only afte
   await produce(PER_ROUND);
   const [a, b, c] = [start('a'), start('b'), start('c')];
   await waitFor(() => seen() === produced, 60_000, 'round 1 consumed');
-  await waitFor(() => [a, b, c].every((p) => (p.assignments.at(-1)?.length ?? 0) === 2), 20_000, 'balanced 2/2/2');
+  await waitFor(
+    () => [a, b, c].every((p) => (p.assignments.at(-1)?.length ?? 0) === 2),
+    20_000,
+    'balanced 2/2/2',
+  );
 
   // Graceful stop: a leaves the group, b and c take its partitions.
   await a.kill('SIGTERM');
   await produce(PER_ROUND);
   await waitFor(() => seen() === produced, 60_000, 'round 2 consumed after a stopped');
-  assert.deepEqual([b, c].map((p) => p.assignments.at(-1)?.length), [3, 3]);
+  assert.deepEqual(
+    [b, c].map((p) => p.assignments.at(-1)?.length),
+    [3, 3],
+  );
 
   // Crash: b is killed; c must own all 6 partitions within the session timeout (+ rebalance).
   const bCountAtKill = b.records.length;

@@ -18,11 +18,16 @@ before(async () => {
   kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: ['t-range', 't-rr', 't-coop', 't-static', 't-kcat'].map((topic) => ({ topic, numPartitions: 6 })) });
+  await admin.createTopics({
+    topics: ['t-range', 't-rr', 't-coop', 't-static', 't-kcat'].map((topic) => ({ topic, numPartitions: 6 })),
+  });
   const producer = kafka.producer();
   await producer.connect();
   for (const topic of ['t-range', 't-rr', 't-kcat']) {
-    await producer.send({ topic, messages: Array.from({ length: 600 }, (_, i) => ({ key: String(i), value: 'v' })) });
+    await producer.send({
+      topic,
+      messages: Array.from({ length: 600 }, (_, i) => ({ key: String(i), value: 'v' })),
+    });
   }
   await producer.disconnect();
   await admin.disconnect();
@@ -34,7 +39,13 @@ after(async () => {
 });
 
 const py = (name: string, group: string, topic: string, strategy: string, instance?: string) => {
-  const p = ConsumerProc.python(name, [broker.bootstrap, group, topic, strategy, ...(instance ? [instance] : [])]);
+  const p = ConsumerProc.python(name, [
+    broker.bootstrap,
+    group,
+    topic,
+    strategy,
+    ...(instance ? [instance] : []),
+  ]);
   procs.push(p);
   return p;
 };
@@ -50,7 +61,9 @@ const describe = async (group: string) => {
 };
 
 for (const strategy of ['range', 'roundrobin']) {
-  test(`confluent-kafka ${strategy}: two members split 6 partitions and consume everything once`, { timeout: 60_000 }, async () => {
+  test(`confluent-kafka ${strategy}: two members split 6 partitions and consume everything once`, {
+    timeout: 60_000,
+  }, async () => {
     const topic = strategy === 'range' ? 't-range' : 't-rr';
     const group = `g-${strategy}`;
     const [a, b] = [py('a', group, topic, strategy), py('b', group, topic, strategy)];
@@ -65,7 +78,9 @@ for (const strategy of ['range', 'roundrobin']) {
   });
 }
 
-test('confluent-kafka cooperative-sticky: partitions that stay are never revoked', { timeout: 60_000 }, async () => {
+test('confluent-kafka cooperative-sticky: partitions that stay are never revoked', {
+  timeout: 60_000,
+}, async () => {
   const a = py('a', 'g-coop', 't-coop', 'cooperative-sticky');
   await waitFor(() => a.owned(true).length === 6, 30_000, 'a owns all 6');
   const b = py('b', 'g-coop', 't-coop', 'cooperative-sticky');
@@ -76,7 +91,9 @@ test('confluent-kafka cooperative-sticky: partitions that stay are never revoked
   await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
 });
 
-test('static member restarting within its session gets its partitions back without a rebalance', { timeout: 60_000 }, async () => {
+test('static member restarting within its session gets its partitions back without a rebalance', {
+  timeout: 60_000,
+}, async () => {
   const a = py('a', 'g-static', 't-static', 'range', 'inst-a');
   const b = py('b', 'g-static', 't-static', 'range', 'inst-b');
   await waitFor(() => a.owned(false).length === 3 && b.owned(false).length === 3, 40_000, 'a 3/3 split');
@@ -93,9 +110,26 @@ test('static member restarting within its session gets its partitions back witho
 
 test('kcat -G: two balanced consumers share the topic', { timeout: 60_000 }, async () => {
   const kcat = (name: string) => {
-    const child = spawn('kcat', ['-b', broker.bootstrap, '-u', '-G', 'g-kcat', '-X', 'auto.offset.reset=earliest', '-X', 'session.timeout.ms=10000', '-f', 'm %p %o\\n', 't-kcat'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'kcat',
+      [
+        '-b',
+        broker.bootstrap,
+        '-u',
+        '-G',
+        'g-kcat',
+        '-X',
+        'auto.offset.reset=earliest',
+        '-X',
+        'session.timeout.ms=10000',
+        '-f',
+        'm %p %o\\n',
+        't-kcat',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const p = new ConsumerProc(name, child);
     procs.push(p);
     return p;
@@ -105,7 +139,11 @@ test('kcat -G: two balanced consumers share the topic', { timeout: 60_000 }, asy
   await waitFor(() => seen() === 600, 40_000, 'all 600 consumed by kcat');
   // Both end up with a share (kcat reports each assignment on stderr).
   const lastAssignment = (p: ConsumerProc) => (p.stderr.match(/assigned: ([^\n]*)/g) ?? []).at(-1) ?? '';
-  await waitFor(() => [a, b].every((p) => /t-kcat \[\d\]/.test(lastAssignment(p))), 30_000, 'both kcat assigned');
+  await waitFor(
+    () => [a, b].every((p) => /t-kcat \[\d\]/.test(lastAssignment(p))),
+    30_000,
+    'both kcat assigned',
+  );
   let state = '';
   for (let i = 0; i < 40 && state !== 'Stable/2'; i++) {
     const d = await describe('g-kcat');

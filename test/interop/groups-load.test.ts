@@ -24,7 +24,9 @@ interface Member {
   generationId: number;
 }
 
-test(`${GROUPS} groups of ${MEMBERS} stay Stable for ${SECONDS} s`, { timeout: (SECONDS + 120) * 1000 }, async () => {
+test(`${GROUPS} groups of ${MEMBERS} stay Stable for ${SECONDS} s`, {
+  timeout: (SECONDS + 120) * 1000,
+}, async () => {
   // The initial delay lets the 3 members of a group arrive before its first rebalance ends.
   const broker = await startTestBroker({ overrides: { 'group.initial.rebalance.delay.ms': 1500 } });
   const members: Member[] = [];
@@ -38,12 +40,23 @@ test(`${GROUPS} groups of ${MEMBERS} stay Stable for ${SECONDS} s`, { timeout: (
   const joinOne = async (groupId: string): Promise<Member> => {
     const client = await RawClient.connect(broker.port);
     const j = await client.request(joinGroupApi, 3, {
-      groupId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 30_000, memberId: '', groupInstanceId: null,
-      protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 255, 255, 255, 255]) }], reason: null,
+      groupId,
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 30_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 255, 255, 255, 255]) }],
+      reason: null,
     });
     assert.equal(j.errorCode, ErrorCode.NONE);
     const s = await client.request(syncGroupApi, 3, {
-      groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, protocolType: null, protocolName: null,
+      groupId,
+      generationId: j.generationId,
+      memberId: j.memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
       assignments: j.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from(m.memberId) })),
     });
     assert.equal(s.errorCode, ErrorCode.NONE);
@@ -58,7 +71,12 @@ test(`${GROUPS} groups of ${MEMBERS} stay Stable for ${SECONDS} s`, { timeout: (
   const heartbeatLoop = async (m: Member) => {
     while (Date.now() < stopAt) {
       await new Promise((res) => setTimeout(res, HEARTBEAT_MS));
-      const r = await m.client.request(heartbeatApi, 1, { groupId: m.groupId, generationId: m.generationId, memberId: m.memberId, groupInstanceId: null });
+      const r = await m.client.request(heartbeatApi, 1, {
+        groupId: m.groupId,
+        generationId: m.generationId,
+        memberId: m.memberId,
+        groupInstanceId: null,
+      });
       heartbeats++;
       if (r.errorCode !== ErrorCode.NONE) failures.push(`${m.groupId}/${m.memberId}: ${r.errorCode}`);
     }
@@ -79,7 +97,10 @@ test(`${GROUPS} groups of ${MEMBERS} stay Stable for ${SECONDS} s`, { timeout: (
   await Promise.all(loops);
   heartbeats -= heartbeatsBefore;
   assert.deepEqual(failures.slice(0, 5), []);
-  assert.ok(heartbeats >= members.length * Math.floor(SECONDS / (HEARTBEAT_MS / 1000)) * 0.9, `only ${heartbeats} heartbeats`);
+  assert.ok(
+    heartbeats >= members.length * Math.floor(SECONDS / (HEARTBEAT_MS / 1000)) * 0.9,
+    `only ${heartbeats} heartbeats`,
+  );
   const listed = await probe.request(listGroupsApi, 4, { statesFilter: ['Stable'], typesFilter: [] });
   assert.equal(listed.groups.filter((g) => g.groupId.startsWith('load-')).length, GROUPS);
   probe.close();

@@ -5,28 +5,35 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { findCoordinatorApi } from '../../src/protocol/messages/generated/find-coordinator.js';
 import { heartbeatApi } from '../../src/protocol/messages/generated/heartbeat.js';
 import { joinGroupApi } from '../../src/protocol/messages/generated/join-group.js';
 import { offsetCommitApi } from '../../src/protocol/messages/generated/offset-commit.js';
 import { offsetFetchApi } from '../../src/protocol/messages/generated/offset-fetch.js';
 import { syncGroupApi } from '../../src/protocol/messages/generated/sync-group.js';
-import { findCoordinatorApi } from '../../src/protocol/messages/generated/find-coordinator.js';
 import { RawClient } from '../broker/support/raw-client.js';
-import { BrokerProcess } from './support/groups-broker.js';
 import { waitFor } from './support/consumer-procs.js';
+import { BrokerProcess } from './support/groups-broker.js';
 
 test('groups and offsets survive clean and SIGKILL restarts', { timeout: 120_000 }, async () => {
   const broker = await BrokerProcess.create({ 'group.initial.rebalance.delay.ms': 0 });
   after(() => broker.destroy());
   await broker.start();
-  const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 1000 } });
+  const kafka = new Kafka({
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 1000 },
+  });
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'r', numPartitions: 3 }] });
   const producer = kafka.producer();
   await producer.connect();
   const send = (n: number, from: number) =>
-    producer.send({ topic: 'r', messages: Array.from({ length: n }, (_, i) => ({ key: String(from + i), value: String(from + i) })) });
+    producer.send({
+      topic: 'r',
+      messages: Array.from({ length: n }, (_, i) => ({ key: String(from + i), value: String(from + i) })),
+    });
   await send(300, 0);
 
   // A raw member with a long session: its id and generation must outlive the restarts.
@@ -37,22 +44,64 @@ test('groups and offsets survive clean and SIGKILL restarts', { timeout: 120_000
   };
   let rc = await raw();
   const joined = await rc.request(joinGroupApi, 3, {
-    groupId: 'raw', sessionTimeoutMs: 60_000, rebalanceTimeoutMs: 60_000, memberId: '', groupInstanceId: null,
-    protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 255, 255, 255, 255]) }], reason: null,
+    groupId: 'raw',
+    sessionTimeoutMs: 60_000,
+    rebalanceTimeoutMs: 60_000,
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 255, 255, 255, 255]) }],
+    reason: null,
   });
   await rc.request(syncGroupApi, 3, {
-    groupId: 'raw', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null, protocolType: null, protocolName: null,
+    groupId: 'raw',
+    generationId: joined.generationId,
+    memberId: joined.memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
     assignments: [{ memberId: joined.memberId, assignment: Buffer.from('mine') }],
   });
   const rawCommit = (offset: bigint) =>
     rc.request(offsetCommitApi, 2, {
-      groupId: 'raw', generationIdOrMemberEpoch: joined.generationId, memberId: joined.memberId, groupInstanceId: null, retentionTimeMs: -1n,
-      topics: [{ name: 'r', partitions: [{ partitionIndex: 1, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: 'm' }] }],
+      groupId: 'raw',
+      generationIdOrMemberEpoch: joined.generationId,
+      memberId: joined.memberId,
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 'r',
+          partitions: [
+            {
+              partitionIndex: 1,
+              committedOffset: offset,
+              committedLeaderEpoch: -1,
+              commitTimestamp: -1n,
+              committedMetadata: 'm',
+            },
+          ],
+        },
+      ],
     });
   const rawFetch = async () =>
-    (await rc.request(offsetFetchApi, 1, { groupId: 'raw', topics: [{ name: 'r', partitionIndexes: [1] }], groups: [], requireStable: false })).topics[0]?.partitions[0]?.committedOffset;
+    (
+      await rc.request(offsetFetchApi, 1, {
+        groupId: 'raw',
+        topics: [{ name: 'r', partitionIndexes: [1] }],
+        groups: [],
+        requireStable: false,
+      })
+    ).topics[0]?.partitions[0]?.committedOffset;
   const rawHeartbeat = async () =>
-    (await rc.request(heartbeatApi, 0, { groupId: 'raw', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null })).errorCode;
+    (
+      await rc.request(heartbeatApi, 0, {
+        groupId: 'raw',
+        generationId: joined.generationId,
+        memberId: joined.memberId,
+        groupInstanceId: null,
+      })
+    ).errorCode;
 
   const seen: string[] = [];
   const consumer = kafka.consumer({ groupId: 'g', sessionTimeout: 30_000, heartbeatInterval: 1000 });

@@ -4,7 +4,11 @@
 // generation and member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
 // REBALANCE_IN_PROGRESS) and answered once written to __consumer_offsets.
 import { ErrorCode } from '../../protocol/errors.js';
-import { type OffsetCommitRequest, type OffsetCommitResponse, offsetCommitApi } from '../../protocol/messages/generated/offset-commit.js';
+import {
+  type OffsetCommitRequest,
+  type OffsetCommitResponse,
+  offsetCommitApi,
+} from '../../protocol/messages/generated/offset-commit.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
 
@@ -32,7 +36,13 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
             })),
           })),
         })
-      : req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partitionIndex, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE })) }));
+      : req.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partition: p.partitionIndex,
+            errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+          })),
+        }));
     return {
       throttleTimeMs: 0,
       topics: results.map((t) => ({

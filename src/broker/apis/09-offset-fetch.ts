@@ -4,7 +4,11 @@
 // committed come back as -1 with empty metadata. RequireStable (v7+) is honoured by the
 // coordinator (no transactional offsets exist yet, so nothing is ever unstable).
 import { ErrorCode } from '../../protocol/errors.js';
-import { type OffsetFetchRequest, type OffsetFetchResponse, offsetFetchApi } from '../../protocol/messages/generated/offset-fetch.js';
+import {
+  type OffsetFetchRequest,
+  type OffsetFetchResponse,
+  offsetFetchApi,
+} from '../../protocol/messages/generated/offset-fetch.js';
 import type { OffsetFetchGroupResult } from '../coordinator/group/index.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
@@ -45,7 +49,11 @@ export default defineApi<OffsetFetchRequest, OffsetFetchResponse>({
         throttleTimeMs: 0,
         topics: [],
         errorCode: ErrorCode.NONE,
-        groups: groups.map((g) => ({ groupId: g.groupId, errorCode: g.errorCode, topics: partitionsOut(g, true) })),
+        groups: groups.map((g) => ({
+          groupId: g.groupId,
+          errorCode: g.errorCode,
+          topics: partitionsOut(g, true),
+        })),
       };
     }
     // v0-1 cannot ask for "all topics" (null is not allowed there); treat it as none.
@@ -55,7 +63,13 @@ export default defineApi<OffsetFetchRequest, OffsetFetchResponse>({
       // No top-level error field: report the group's error on every requested partition.
       r.topics = (topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partition: p, offset: -1n, leaderEpoch: -1, metadata: '', errorCode: r.errorCode })),
+        partitions: t.partitionIndexes.map((p) => ({
+          partition: p,
+          offset: -1n,
+          leaderEpoch: -1,
+          metadata: '',
+          errorCode: r.errorCode,
+        })),
       }));
     }
     return { throttleTimeMs: 0, topics: partitionsOut(r, v >= 5), errorCode: r.errorCode, groups: [] };

@@ -1,6 +1,6 @@
 // FindCoordinator (key 10), v0-6. Key type 0 (group) → the leader of the group's partition of
 // __consumer_offsets, which is created on the first lookup as in Kafka. Key type 1
-// (transaction) → COORDINATOR_NOT_AVAILABLE until the transaction coordinator exists. v0-3
+// (transaction) → the leader of the id's partition of __transaction_state, created likewise. v0-3
 // carry one key and answer in the top-level fields (v0 without ErrorMessage); v4+ batch keys
 // (KIP-699) and answer per key in Coordinators.
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
@@ -15,7 +15,11 @@ import { defineApi, type RequestContext } from './api.js';
 const GROUP = 0;
 const TRANSACTION = 1;
 
-async function locate(ctx: RequestContext, key: string, keyType: number): Promise<FindCoordinatorResponseCoordinator> {
+async function locate(
+  ctx: RequestContext,
+  key: string,
+  keyType: number,
+): Promise<FindCoordinatorResponseCoordinator> {
   const fail = (errorCode: number, message?: string) => ({
     key,
     nodeId: -1,
@@ -24,13 +28,34 @@ async function locate(ctx: RequestContext, key: string, keyType: number): Promis
     errorCode,
     errorMessage: message ?? errorInfo(errorCode).message,
   });
-  if (keyType === TRANSACTION) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'Transactions are not supported yet.');
+  if (keyType === TRANSACTION) {
+    const txns = ctx.broker.txns;
+    if (txns === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (key === '') return fail(ErrorCode.INVALID_REQUEST, 'The transactional id is empty.');
+    const loc = await txns.locate(key);
+    if (loc.errorCode !== ErrorCode.NONE) return fail(loc.errorCode);
+    return {
+      key,
+      nodeId: loc.nodeId,
+      host: loc.host,
+      port: loc.port,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+    };
+  }
   if (keyType !== GROUP) return fail(ErrorCode.INVALID_REQUEST, `Unknown coordinator key type ${keyType}.`);
   const groups = ctx.broker.groups;
   if (groups === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const loc = await groups.locate(key);
   if (loc.errorCode !== ErrorCode.NONE) return fail(loc.errorCode);
-  return { key, nodeId: loc.nodeId, host: loc.host, port: loc.port, errorCode: ErrorCode.NONE, errorMessage: null };
+  return {
+    key,
+    nodeId: loc.nodeId,
+    host: loc.host,
+    port: loc.port,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+  };
 }
 
 export default defineApi<FindCoordinatorRequest, FindCoordinatorResponse>({
@@ -40,7 +65,15 @@ export default defineApi<FindCoordinatorRequest, FindCoordinatorResponse>({
   async handle(ctx, req) {
     if (ctx.version >= 4) {
       const coordinators = await Promise.all(req.coordinatorKeys.map((k) => locate(ctx, k, req.keyType)));
-      return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: -1, host: '', port: -1, coordinators };
+      return {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        errorMessage: null,
+        nodeId: -1,
+        host: '',
+        port: -1,
+        coordinators,
+      };
     }
     const c = await locate(ctx, req.key, ctx.version >= 1 ? req.keyType : GROUP);
     return {

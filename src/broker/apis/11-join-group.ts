@@ -4,7 +4,11 @@
 // and a nullable ProtocolName; v9 SkipAssignment for a static leader rejoining a stable group.
 // The answer waits for the rebalance to complete (up to the rebalance timeout).
 import { ErrorCode } from '../../protocol/errors.js';
-import { type JoinGroupRequest, type JoinGroupResponse, joinGroupApi } from '../../protocol/messages/generated/join-group.js';
+import {
+  type JoinGroupRequest,
+  type JoinGroupResponse,
+  joinGroupApi,
+} from '../../protocol/messages/generated/join-group.js';
 import { defineApi } from './api.js';
 import { groupCoordinator, requestOrigin } from './group-api.js';
 
@@ -26,7 +30,17 @@ export default defineApi<JoinGroupRequest, JoinGroupResponse>({
         })
       : null;
     if (r === null) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, generationId: -1, protocolType: null, protocolName: ctx.version >= 7 ? null : '', leader: '', skipAssignment: false, memberId: req.memberId, members: [] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        generationId: -1,
+        protocolType: null,
+        protocolName: ctx.version >= 7 ? null : '',
+        leader: '',
+        skipAssignment: false,
+        memberId: req.memberId,
+        members: [],
+      };
     }
     return {
       throttleTimeMs: 0,
@@ -37,7 +51,11 @@ export default defineApi<JoinGroupRequest, JoinGroupResponse>({
       leader: r.leader,
       skipAssignment: r.skipAssignment,
       memberId: r.memberId,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata })),
+      members: r.members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        metadata: m.metadata,
+      })),
     };
   },
 });

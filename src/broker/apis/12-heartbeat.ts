@@ -1,7 +1,11 @@
 // Heartbeat (key 12), v0-4. REBALANCE_IN_PROGRESS tells a member to rejoin; ILLEGAL_GENERATION,
 // UNKNOWN_MEMBER_ID and (v3+, static members) FENCED_INSTANCE_ID as in Kafka.
 import { ErrorCode } from '../../protocol/errors.js';
-import { type HeartbeatRequest, type HeartbeatResponse, heartbeatApi } from '../../protocol/messages/generated/heartbeat.js';
+import {
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+  heartbeatApi,
+} from '../../protocol/messages/generated/heartbeat.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
 

@@ -1,7 +1,11 @@
 // LeaveGroup (key 13), v0-5. v0-2: one member id, answered in the top-level error. v3+:
 // batched members, each by member id and/or group.instance.id (KIP-345), answered per member.
 import { ErrorCode } from '../../protocol/errors.js';
-import { type LeaveGroupRequest, type LeaveGroupResponse, leaveGroupApi } from '../../protocol/messages/generated/leave-group.js';
+import {
+  type LeaveGroupRequest,
+  type LeaveGroupResponse,
+  leaveGroupApi,
+} from '../../protocol/messages/generated/leave-group.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
 
@@ -11,7 +15,8 @@ export default defineApi<LeaveGroupRequest, LeaveGroupResponse>({
   maxVersion: 5,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
-    if (gc === null) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    if (gc === null)
+      return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     const leaving =
       ctx.version >= 3
         ? req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
@@ -19,7 +24,11 @@ export default defineApi<LeaveGroupRequest, LeaveGroupResponse>({
     const r = await gc.leaveGroup(req.groupId, leaving);
     if (ctx.version < 3) {
       const memberError = r.members[0]?.errorCode ?? ErrorCode.NONE;
-      return { throttleTimeMs: 0, errorCode: r.errorCode !== ErrorCode.NONE ? r.errorCode : memberError, members: [] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: r.errorCode !== ErrorCode.NONE ? r.errorCode : memberError,
+        members: [],
+      };
     }
     return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };
   },

@@ -3,7 +3,11 @@
 // static members; v5+ ProtocolType/ProtocolName checked against the group
 // (INCONSISTENT_GROUP_PROTOCOL) and echoed.
 import { ErrorCode } from '../../protocol/errors.js';
-import { type SyncGroupRequest, type SyncGroupResponse, syncGroupApi } from '../../protocol/messages/generated/sync-group.js';
+import {
+  type SyncGroupRequest,
+  type SyncGroupResponse,
+  syncGroupApi,
+} from '../../protocol/messages/generated/sync-group.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
 
@@ -23,7 +27,12 @@ export default defineApi<SyncGroupRequest, SyncGroupResponse>({
           protocolName: ctx.version >= 5 ? req.protocolName : null,
           assignments: req.assignments.map((a) => ({ memberId: a.memberId, assignment: a.assignment })),
         })
-      : { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+      : {
+          errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+          protocolType: null,
+          protocolName: null,
+          assignment: Buffer.alloc(0),
+        };
     return { throttleTimeMs: 0, ...r };
   },
 });

@@ -1,8 +1,13 @@
 // DescribeGroups (key 15), v0-5. An unknown group is described as Dead with no error, as in
 // Kafka before v6. Member metadata and assignments are shown only for a Stable group. v3+
 // AuthorizedOperations when asked for; v4+ GroupInstanceId.
-import { type DescribeGroupsRequest, type DescribeGroupsResponse, describeGroupsApi } from '../../protocol/messages/generated/describe-groups.js';
+
 import { ErrorCode } from '../../protocol/errors.js';
+import {
+  type DescribeGroupsRequest,
+  type DescribeGroupsResponse,
+  describeGroupsApi,
+} from '../../protocol/messages/generated/describe-groups.js';
 import { defineApi } from './api.js';
 import { GROUP_ALL_OPS, groupCoordinator, OPS_NOT_REQUESTED } from './group-api.js';
 
@@ -15,7 +20,14 @@ export default defineApi<DescribeGroupsRequest, DescribeGroupsResponse>({
     const ops = ctx.version >= 3 && req.includeAuthorizedOperations ? GROUP_ALL_OPS : OPS_NOT_REQUESTED;
     const described = gc
       ? await gc.describeGroups(req.groups)
-      : req.groups.map((groupId) => ({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groupId, state: '', protocolType: '', protocolData: '', members: [] }));
+      : req.groups.map((groupId) => ({
+          errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+          groupId,
+          state: '',
+          protocolType: '',
+          protocolData: '',
+          members: [],
+        }));
     return {
       throttleTimeMs: 0,
       groups: described.map((g) => ({

@@ -2,7 +2,11 @@
 // coordinates. v4+ StatesFilter, v5+ TypesFilter and GroupType (always "classic" here).
 // COORDINATOR_LOAD_IN_PROGRESS while a partition is still loading, with what is known so far.
 import { ErrorCode } from '../../protocol/errors.js';
-import { type ListGroupsRequest, type ListGroupsResponse, listGroupsApi } from '../../protocol/messages/generated/list-groups.js';
+import {
+  type ListGroupsRequest,
+  type ListGroupsResponse,
+  listGroupsApi,
+} from '../../protocol/messages/generated/list-groups.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
 
@@ -13,11 +17,19 @@ export default defineApi<ListGroupsRequest, ListGroupsResponse>({
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
     if (gc === null) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: [] };
-    const r = await gc.listGroups(ctx.version >= 4 ? req.statesFilter : [], ctx.version >= 5 ? req.typesFilter : []);
+    const r = await gc.listGroups(
+      ctx.version >= 4 ? req.statesFilter : [],
+      ctx.version >= 5 ? req.typesFilter : [],
+    );
     return {
       throttleTimeMs: 0,
       errorCode: r.errorCode,
-      groups: r.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state, groupType: 'classic' })),
+      groups: r.groups.map((g) => ({
+        groupId: g.groupId,
+        protocolType: g.protocolType,
+        groupState: g.state,
+        groupType: 'classic',
+      })),
     };
   },
 });

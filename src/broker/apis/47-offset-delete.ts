@@ -2,7 +2,11 @@
 // consumer group keeps the offsets of topics it subscribes to (GROUP_SUBSCRIBED_TO_TOPIC per
 // partition); a non-empty group of another protocol type is refused (NON_EMPTY_GROUP).
 import { ErrorCode } from '../../protocol/errors.js';
-import { type OffsetDeleteRequest, type OffsetDeleteResponse, offsetDeleteApi } from '../../protocol/messages/generated/offset-delete.js';
+import {
+  type OffsetDeleteRequest,
+  type OffsetDeleteResponse,
+  offsetDeleteApi,
+} from '../../protocol/messages/generated/offset-delete.js';
 import { defineApi } from './api.js';
 import { groupCoordinator } from './group-api.js';
 

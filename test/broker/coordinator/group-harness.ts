@@ -1,13 +1,14 @@
 // Drives a GroupCoordinator over an in-memory __consumer_offsets with a mock clock.
-import { InMemoryPartitionWriter, MockClock } from '../../../src/broker/coordinator/runtime/index.js';
+
 import {
-  GroupCoordinator,
   type GroupConfig,
+  GroupCoordinator,
   type JoinGroupRequest,
   type JoinGroupResult,
   type RequestOrigin,
   type SyncGroupResult,
 } from '../../../src/broker/coordinator/group/index.js';
+import { InMemoryPartitionWriter, MockClock } from '../../../src/broker/coordinator/runtime/index.js';
 
 export function subscription(...topics: string[]): Buffer {
   const parts = [Buffer.from([0, 0]), Buffer.alloc(4)];
@@ -42,8 +43,16 @@ export async function harness(config: Partial<GroupConfig> = {}) {
     for (let p = 0; p < gc.config.numPartitions; p++) await gc.onElection(p);
   };
   await loadAll();
-  const origin = (clientId = 'client', apiVersion = 5): RequestOrigin => ({ clientId, clientHost: '/127.0.0.1', apiVersion });
-  const joinReq = (groupId: string, memberId = '', extra: Partial<JoinGroupRequest> = {}): JoinGroupRequest => ({
+  const origin = (clientId = 'client', apiVersion = 5): RequestOrigin => ({
+    clientId,
+    clientHost: '/127.0.0.1',
+    apiVersion,
+  });
+  const joinReq = (
+    groupId: string,
+    memberId = '',
+    extra: Partial<JoinGroupRequest> = {},
+  ): JoinGroupRequest => ({
     groupId,
     sessionTimeoutMs: 10_000,
     rebalanceTimeoutMs: 30_000,
@@ -64,16 +73,33 @@ export async function harness(config: Partial<GroupConfig> = {}) {
     const first = await gc.joinGroup(origin(), joinReq(groupId, '', extra));
     return { memberId: first.memberId, join: join(joinReq(groupId, first.memberId, extra)) };
   };
-  const sync = (groupId: string, memberId: string, generationId: number, assignments: Array<{ memberId: string; assignment: Buffer }> = []) => {
+  const sync = (
+    groupId: string,
+    memberId: string,
+    generationId: number,
+    assignments: Array<{ memberId: string; assignment: Buffer }> = [],
+  ) => {
     const h: { done: boolean; result: Promise<SyncGroupResult> } = {
       done: false,
-      result: gc.syncGroup({ groupId, generationId, memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments }),
+      result: gc.syncGroup({
+        groupId,
+        generationId,
+        memberId,
+        groupInstanceId: null,
+        protocolType: null,
+        protocolName: null,
+        assignments,
+      }),
     };
     h.result.then(() => (h.done = true));
     return h;
   };
-  const heartbeat = (groupId: string, memberId: string, generationId: number, groupInstanceId: string | null = null) =>
-    gc.heartbeat({ groupId, memberId, generationId, groupInstanceId });
+  const heartbeat = (
+    groupId: string,
+    memberId: string,
+    generationId: number,
+    groupInstanceId: string | null = null,
+  ) => gc.heartbeat({ groupId, memberId, generationId, groupInstanceId });
   /** Advances the mock clock, letting timer operations and appends run. */
   const advance = async (ms: number) => {
     await settle();

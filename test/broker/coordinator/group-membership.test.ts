@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { harness, settle, subscription } from './group-harness.js';
 
-test('v4+ join: MEMBER_ID_REQUIRED, then the first member leads and gets every member\'s metadata', async () => {
+test("v4+ join: MEMBER_ID_REQUIRED, then the first member leads and gets every member's metadata", async () => {
   const h = await harness();
   const first = await h.gc.joinGroup(h.origin('c1'), h.joinReq('g'));
   assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
@@ -66,7 +66,7 @@ test('initial rebalance delay extends while members keep arriving, bounded by th
   assert.equal(r2.generationId, 1);
 });
 
-test('full cycle: sync hands out the leader\'s assignment once written; heartbeats track the state', async () => {
+test("full cycle: sync hands out the leader's assignment once written; heartbeats track the state", async () => {
   const h = await harness();
   const m1 = await h.newMember('g');
   await h.advance(0);
@@ -80,7 +80,11 @@ test('full cycle: sync hands out the leader\'s assignment once written; heartbea
   const gen = r1.generationId;
   assert.equal(gen, gen1 + 1);
   assert.equal(await h.heartbeat('g', m1.memberId, gen1), ErrorCode.ILLEGAL_GENERATION);
-  assert.equal(await h.heartbeat('g', m2.memberId, gen), ErrorCode.NONE, 'heartbeats allowed while CompletingRebalance');
+  assert.equal(
+    await h.heartbeat('g', m2.memberId, gen),
+    ErrorCode.NONE,
+    'heartbeats allowed while CompletingRebalance',
+  );
   const follower = h.sync('g', m2.memberId, gen);
   await settle();
   assert.equal(follower.done, false, 'followers wait for the leader');
@@ -127,10 +131,17 @@ test('session timeout removes a silent member and the survivors rebalance; rebal
     assert.equal(await h.heartbeat('g', m1.memberId, gen), ErrorCode.NONE);
   }
   await h.advance(2500);
-  assert.equal(await h.heartbeat('g', m1.memberId, gen), ErrorCode.REBALANCE_IN_PROGRESS, 'm2 expired at 6 s');
+  assert.equal(
+    await h.heartbeat('g', m1.memberId, gen),
+    ErrorCode.REBALANCE_IN_PROGRESS,
+    'm2 expired at 6 s',
+  );
   const rejoin = await h.join(h.joinReq('g', m1.memberId)).result;
   assert.equal(rejoin.generationId, gen + 1);
-  assert.deepEqual(rejoin.members.map((m) => m.memberId), [m1.memberId]);
+  assert.deepEqual(
+    rejoin.members.map((m) => m.memberId),
+    [m1.memberId],
+  );
   assert.equal(await h.heartbeat('g', m2.memberId, gen), ErrorCode.UNKNOWN_MEMBER_ID);
 
   // Rebalance timeout: a third member triggers a rebalance that m1 never rejoins.
@@ -139,20 +150,35 @@ test('session timeout removes a silent member and the survivors rebalance; rebal
   for (let t = 0; t < 7; t++) await h.advance(3000);
   const r3 = await m3.join.result;
   assert.equal(r3.errorCode, ErrorCode.NONE);
-  assert.deepEqual(r3.members.map((m) => m.memberId), [m3.memberId]);
+  assert.deepEqual(
+    r3.members.map((m) => m.memberId),
+    [m3.memberId],
+  );
   assert.equal(r3.leader, m3.memberId, 'leadership moves to a member that rejoined');
 });
 
 test('invalid session timeout, unknown member, empty group id, group.max.size', async () => {
   const h = await harness({ maxSize: 2 });
-  assert.equal((await h.gc.joinGroup(h.origin(), h.joinReq('g', '', { sessionTimeoutMs: 5999 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
-  assert.equal((await h.gc.joinGroup(h.origin(), h.joinReq('g', '', { sessionTimeoutMs: 1_800_001 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
-  assert.equal((await h.gc.joinGroup(h.origin(), h.joinReq('g', 'made-up'))).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(
+    (await h.gc.joinGroup(h.origin(), h.joinReq('g', '', { sessionTimeoutMs: 5999 }))).errorCode,
+    ErrorCode.INVALID_SESSION_TIMEOUT,
+  );
+  assert.equal(
+    (await h.gc.joinGroup(h.origin(), h.joinReq('g', '', { sessionTimeoutMs: 1_800_001 }))).errorCode,
+    ErrorCode.INVALID_SESSION_TIMEOUT,
+  );
+  assert.equal(
+    (await h.gc.joinGroup(h.origin(), h.joinReq('g', 'made-up'))).errorCode,
+    ErrorCode.UNKNOWN_MEMBER_ID,
+  );
   assert.equal((await h.gc.joinGroup(h.origin(), h.joinReq(''))).errorCode, ErrorCode.INVALID_GROUP_ID);
   assert.deepEqual((await h.gc.listGroups([], [])).groups, [], 'failed joins leave no group behind');
   await h.newMember('g');
   await h.newMember('g');
-  assert.equal((await h.gc.joinGroup(h.origin(), h.joinReq('g'))).errorCode, ErrorCode.GROUP_MAX_SIZE_REACHED);
+  assert.equal(
+    (await h.gc.joinGroup(h.origin(), h.joinReq('g'))).errorCode,
+    ErrorCode.GROUP_MAX_SIZE_REACHED,
+  );
 });
 
 test('pending member ids expire after the session timeout', async () => {
@@ -195,13 +221,23 @@ test('LeaveGroup: batched members, static ids, the last one leaves → Empty wit
     { memberId: 'ghost', groupInstanceId: null },
     { memberId: 'wrong', groupInstanceId: 'inst-2' },
   ]);
-  assert.deepEqual(r.members.map((m) => m.errorCode), [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID]);
+  assert.deepEqual(
+    r.members.map((m) => m.errorCode),
+    [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.UNKNOWN_MEMBER_ID],
+  );
   assert.equal((await m2.join.result).errorCode, ErrorCode.NONE);
   const [d] = await h.gc.describeGroups(['g']);
   assert.equal(d?.state, 'Empty');
-  assert.equal((await h.gc.leaveGroup('nope', [{ memberId: 'x', groupInstanceId: null }])).members[0]?.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(
+    (await h.gc.leaveGroup('nope', [{ memberId: 'x', groupInstanceId: null }])).members[0]?.errorCode,
+    ErrorCode.UNKNOWN_MEMBER_ID,
+  );
   const commits = await h.gc.commitOffsets({
-    groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+    groupId: 'g',
+    generationId: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1,
     topics: [{ name: 't', partitions: [{ partition: 0, offset: 5n, leaderEpoch: -1, metadata: null }] }],
   });
   assert.equal(commits[0]?.partitions[0]?.errorCode, ErrorCode.NONE, 'simple commits allowed once Empty');

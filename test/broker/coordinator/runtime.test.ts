@@ -73,11 +73,17 @@ const codeOf = (err: unknown) => (err instanceof KafkaError ? err.code : undefin
 
 test('operations on an unknown partition fail NOT_COORDINATOR, while loading COORDINATOR_LOAD_IN_PROGRESS', async () => {
   const { runtime, writer } = setup();
-  await assert.rejects(runtime.write(0, (s) => s.increment('a')), (e) => codeOf(e) === 16);
+  await assert.rejects(
+    runtime.write(0, (s) => s.increment('a')),
+    (e) => codeOf(e) === 16,
+  );
   writer.entries(3).push({ key: Buffer.from('a'), value: Buffer.from('5'), offset: 0n });
   const loading = runtime.load(3);
   assert.equal(runtime.status(3), 'loading');
-  await assert.rejects(runtime.write(3, (s) => s.increment('a')), (e) => codeOf(e) === 14);
+  await assert.rejects(
+    runtime.write(3, (s) => s.increment('a')),
+    (e) => codeOf(e) === 14,
+  );
   await loading;
   assert.equal(runtime.status(3), 'active');
   assert.equal(await runtime.write(3, (s) => s.increment('a')), 6);
@@ -105,7 +111,13 @@ test('operations of one turn share one append; the log replays to the same state
   const results = await Promise.all([1, 2, 3, 4, 5].map(() => runtime.write(1, (s) => s.increment('x'))));
   assert.deepEqual(results, [1, 2, 3, 4, 5]);
   assert.equal(writer.appendCount, 1);
-  await runtime.write(1, () => ({ records: [{ name: 'x', value: null }, { name: 'y', value: 9 }], response: null }));
+  await runtime.write(1, () => ({
+    records: [
+      { name: 'x', value: null },
+      { name: 'y', value: 9 },
+    ],
+    response: null,
+  }));
   writer.entries(1).push({ key: Buffer.from('unknown-type'), value: null, offset: 7n });
   runtime.unload(1);
   assert.equal(shards[0]?.unloaded, true);

@@ -40,25 +40,35 @@ export class ConsumerProc {
     } else if (line.startsWith('assigned ')) {
       this.assignments.push(JSON.parse(line.slice(9)) as number[]);
     } else if (line.startsWith('assign ') || line.startsWith('revoke ')) {
-      this.events.push({ kind: line.slice(0, 6) as 'assign' | 'revoke', partitions: JSON.parse(line.slice(7)) as number[] });
+      this.events.push({
+        kind: line.slice(0, 6) as 'assign' | 'revoke',
+        partitions: JSON.parse(line.slice(7)) as number[],
+      });
     }
   }
 
   static node(name: string, script: string, args: string[]): ConsumerProc {
     const path = new URL(script, import.meta.url).pathname;
-    return new ConsumerProc(name, spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    return new ConsumerProc(
+      name,
+      spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
   }
 
   static python(name: string, args: string[]): ConsumerProc {
     const path = new URL('./ck_consumer.py', import.meta.url).pathname;
-    return new ConsumerProc(name, spawn('/usr/bin/python3', ['-u', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    return new ConsumerProc(
+      name,
+      spawn('/usr/bin/python3', ['-u', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
   }
 
   /** Partitions owned now, from the rebalance callbacks (eager: assign replaces; cooperative: adds). */
   owned(incremental: boolean): number[] {
     let owned = new Set<number>();
     for (const e of this.events) {
-      if (e.kind === 'assign') owned = incremental ? new Set([...owned, ...e.partitions]) : new Set(e.partitions);
+      if (e.kind === 'assign')
+        owned = incremental ? new Set([...owned, ...e.partitions]) : new Set(e.partitions);
       else for (const p of e.partitions) owned.delete(p);
     }
     return [...owned].sort((a, b) => a - b);
@@ -74,7 +84,8 @@ export class ConsumerProc {
 export async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const start = Date.now();
   while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -39,7 +39,18 @@ export class BrokerProcess {
   }
 
   async start(): Promise<void> {
-    const args = ['--import', 'tsx', MAIN, 'start', '--port', String(this.port), '--data-dir', this.dataDir, '--log-level', 'warn'];
+    const args = [
+      '--import',
+      'tsx',
+      MAIN,
+      'start',
+      '--port',
+      String(this.port),
+      '--data-dir',
+      this.dataDir,
+      '--log-level',
+      'warn',
+    ];
     for (const [k, v] of Object.entries(this.overrides)) args.push('--override', `${k}=${v}`);
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;

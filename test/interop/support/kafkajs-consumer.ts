@@ -4,7 +4,12 @@ import { Kafka, logLevel } from 'kafkajs';
 
 const [bootstrap, groupId, topic, sessionTimeout] = process.argv.slice(2) as [string, string, string, string];
 const kafka = new Kafka({ clientId: `c-${process.pid}`, brokers: [bootstrap], logLevel: logLevel.NOTHING });
-const consumer = kafka.consumer({ groupId, sessionTimeout: Number(sessionTimeout), heartbeatInterval: 500, rebalanceTimeout: 20_000 });
+const consumer = kafka.consumer({
+  groupId,
+  sessionTimeout: Number(sessionTimeout),
+  heartbeatInterval: 500,
+  rebalanceTimeout: 20_000,
+});
 consumer.on(consumer.events.GROUP_JOIN, (e) => {
   process.stdout.write(`assigned ${JSON.stringify(e.payload.memberAssignment[topic] ?? [])}\n`);
 });
@@ -22,5 +27,8 @@ await consumer.run({
   },
 });
 process.on('SIGTERM', () => {
-  consumer.disconnect().then(() => process.exit(0), () => process.exit(1));
+  consumer.disconnect().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 });

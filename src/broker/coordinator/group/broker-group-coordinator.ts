@@ -35,13 +35,18 @@ export class BrokerGroupCoordinator {
   readonly #loads = new Map<number, Promise<void>>();
 
   constructor(private readonly deps: GroupCoordinatorDeps) {
-    const writer = new LogPartitionWriter(CONSUMER_OFFSETS_TOPIC, (p) => deps.replicas.get(CONSUMER_OFFSETS_TOPIC, p));
+    const writer = new LogPartitionWriter(CONSUMER_OFFSETS_TOPIC, (p) =>
+      deps.replicas.get(CONSUMER_OFFSETS_TOPIC, p),
+    );
     this.coordinator = new GroupCoordinator({
       config: groupConfigFromProps(deps.config.props),
       writer,
       loader: writer,
       onError: (partition, err) =>
-        deps.logger.log('warn', 'group coordinator error', { partition, error: err instanceof Error ? err.message : String(err) }),
+        deps.logger.log('warn', 'group coordinator error', {
+          partition,
+          error: err instanceof Error ? err.message : String(err),
+        }),
     });
     deps.controller.onChange((change) => this.#onTopicChange(change));
   }
@@ -127,7 +132,9 @@ export class BrokerGroupCoordinator {
         await this.#loads.get(this.coordinator.partitionFor(groupId));
       }
     } catch (e) {
-      this.deps.logger.log('warn', 'cannot create __consumer_offsets', { error: e instanceof Error ? e.message : String(e) });
+      this.deps.logger.log('warn', 'cannot create __consumer_offsets', {
+        error: e instanceof Error ? e.message : String(e),
+      });
       return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
     const topic = this.deps.image.topic(CONSUMER_OFFSETS_TOPIC);

@@ -5,7 +5,7 @@
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { CoordinatorResult } from '../runtime/coordinator-shard.js';
 import { type ClassicGroup, ClassicGroupMember } from './classic-group.js';
-import { groupRecord, type GroupRecord } from './group-records.js';
+import { type GroupRecord, groupRecord } from './group-records.js';
 import {
   EMPTY_BUFFER,
   type HeartbeatRequest,
@@ -65,10 +65,17 @@ export class ClassicGroupManager extends RebalanceEngine {
       : this.#currentMemberJoin(fx, group, origin, req, respond);
   }
 
-  #newMemberJoin(fx: OpEffects, group: ClassicGroup, origin: RequestOrigin, req: JoinGroupRequest, respond: JoinCallback): number {
+  #newMemberJoin(
+    fx: OpEffects,
+    group: ClassicGroup,
+    origin: RequestOrigin,
+    req: JoinGroupRequest,
+    respond: JoinCallback,
+  ): number {
     if (req.groupInstanceId !== null) {
       const oldMemberId = group.staticMembers.get(req.groupInstanceId);
-      if (oldMemberId !== undefined) return this.#staticMemberRejoin(fx, group, oldMemberId, origin, req, respond);
+      if (oldMemberId !== undefined)
+        return this.#staticMemberRejoin(fx, group, oldMemberId, origin, req, respond);
       this.#addMemberAndRebalance(fx, group, this.newMemberId(origin.clientId), origin, req, respond);
       return ErrorCode.NONE;
     }
@@ -156,7 +163,11 @@ export class ClassicGroupManager extends RebalanceEngine {
     oldSync?.(syncError(ErrorCode.FENCED_INSTANCE_ID));
     this.scheduleHeartbeat(group, member);
 
-    const previous = { protocols: member.protocols, rebalance: member.rebalanceTimeoutMs, session: member.sessionTimeoutMs };
+    const previous = {
+      protocols: member.protocols,
+      rebalance: member.rebalanceTimeoutMs,
+      session: member.sessionTimeoutMs,
+    };
     this.#updateMember(member, origin, req);
     if (group.is('Stable')) {
       if (group.selectProtocol() !== group.protocolName) {
@@ -170,7 +181,11 @@ export class ClassicGroupManager extends RebalanceEngine {
       const generation = group.generationId;
       fx.write(groupRecord(group.groupId, group.toRecord()), (err) => {
         if (err !== null) {
-          Object.assign(member, { protocols: previous.protocols, rebalanceTimeoutMs: previous.rebalance, sessionTimeoutMs: previous.session });
+          Object.assign(member, {
+            protocols: previous.protocols,
+            rebalanceTimeoutMs: previous.rebalance,
+            sessionTimeoutMs: previous.session,
+          });
           respond(joinError(ErrorCode.UNKNOWN_SERVER_ERROR, member.memberId));
           return;
         }
@@ -188,7 +203,13 @@ export class ClassicGroupManager extends RebalanceEngine {
     return ErrorCode.NONE;
   }
 
-  #currentMemberJoin(fx: OpEffects, group: ClassicGroup, origin: RequestOrigin, req: JoinGroupRequest, respond: JoinCallback): number {
+  #currentMemberJoin(
+    fx: OpEffects,
+    group: ClassicGroup,
+    origin: RequestOrigin,
+    req: JoinGroupRequest,
+    respond: JoinCallback,
+  ): number {
     if (group.pendingMembers.has(req.memberId)) {
       this.#addMemberAndRebalance(fx, group, req.memberId, origin, req, respond);
       return ErrorCode.NONE;
@@ -261,7 +282,12 @@ export class ClassicGroupManager extends RebalanceEngine {
   }
 
   /** Shared by SyncGroup, Heartbeat and OffsetCommit. */
-  validateGeneration(group: ClassicGroup, memberId: string, groupInstanceId: string | null, generationId: number): number {
+  validateGeneration(
+    group: ClassicGroup,
+    memberId: string,
+    groupInstanceId: string | null,
+    generationId: number,
+  ): number {
     if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     const err = this.#validateMember(group, memberId, groupInstanceId);
     if (err !== ErrorCode.NONE) return err;
@@ -317,12 +343,17 @@ export class ClassicGroupManager extends RebalanceEngine {
   /** The leader's assignment is written first; members get it once it is committed. */
   #storeAssignment(fx: OpEffects, group: ClassicGroup, req: SyncGroupRequest): void {
     const assignments = new Map<string, Buffer>();
-    for (const a of req.assignments) if (group.members.has(a.memberId)) assignments.set(a.memberId, a.assignment);
+    for (const a of req.assignments)
+      if (group.members.has(a.memberId)) assignments.set(a.memberId, a.assignment);
     const value = group.toRecord();
     for (const m of value.members) m.assignment = assignments.get(m.memberId) ?? EMPTY_BUFFER;
     const generation = group.generationId;
     fx.write(groupRecord(group.groupId, value), (err) => {
-      if (!group.is('CompletingRebalance') || group.generationId !== generation || this.groups.get(group.groupId) !== group) {
+      if (
+        !group.is('CompletingRebalance') ||
+        group.generationId !== generation ||
+        this.groups.get(group.groupId) !== group
+      ) {
         return;
       }
       if (err !== null) {

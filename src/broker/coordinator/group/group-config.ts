@@ -48,7 +48,10 @@ export function groupConfigFromProps(props: ReadonlyMap<string, string>): GroupC
     maxSize: num('group.max.size', d.maxSize),
     newMemberJoinTimeoutMs: d.newMemberJoinTimeoutMs,
     offsetsRetentionMs: num('offsets.retention.minutes', d.offsetsRetentionMs / 60_000) * 60_000,
-    offsetsRetentionCheckIntervalMs: num('offsets.retention.check.interval.ms', d.offsetsRetentionCheckIntervalMs),
+    offsetsRetentionCheckIntervalMs: num(
+      'offsets.retention.check.interval.ms',
+      d.offsetsRetentionCheckIntervalMs,
+    ),
     offsetMetadataMaxBytes: num('offset.metadata.max.bytes', d.offsetMetadataMaxBytes),
     numPartitions: num('offsets.topic.num.partitions', d.numPartitions),
   };

@@ -3,11 +3,12 @@
 // this class replays records and exposes the operations the runtime runs.
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { CoordinatorResult, CoordinatorShard, ShardContext } from '../runtime/coordinator-shard.js';
+import type { TransactionalProducer } from '../runtime/partition-writer.js';
 import { ClassicGroup } from './classic-group.js';
 import { ClassicGroupManager } from './classic-group-manager.js';
 import type { GroupConfig } from './group-config.js';
 import type { GroupRecord } from './group-records.js';
-import { EMPTY_BUFFER, type DescribedGroup, type ListedGroup } from './group-types.js';
+import { type DescribedGroup, EMPTY_BUFFER, type ListedGroup } from './group-types.js';
 import { OffsetManager } from './offset-manager.js';
 import { joinError } from './rebalance.js';
 
@@ -29,7 +30,13 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     return this.classic.groups;
   }
 
-  replay(record: GroupRecord): void {
+  replay(record: GroupRecord, _offset?: bigint, producer?: TransactionalProducer): void {
+    if (record.kind === 'offset' && producer !== undefined) {
+      // TxnOffsetCommit: invisible until the transaction's COMMIT marker.
+      const { group, topic, partition, value } = record;
+      this.offsets.pending.add(producer.producerId, { group, topic, partition, value });
+      return;
+    }
     if (record.kind === 'offset') {
       this.offsets.store.replay(record.group, record.topic, record.partition, record.value);
       // A group known only by its offsets still exists (Empty, no protocol), as in Kafka.
@@ -46,6 +53,10 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
       return;
     }
     this.groups.set(record.group, ClassicGroup.fromRecord(record.group, record.value, this.ctx.clock.now()));
+  }
+
+  replayEndTransactionMarker(producerId: bigint, _producerEpoch: number, commit: boolean): void {
+    this.offsets.completeTransaction(producerId, commit);
   }
 
   onLoaded(): void {
@@ -77,12 +88,15 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     });
   }
 
-  deleteGroups(groupIds: readonly string[]): CoordinatorResult<GroupRecord, Array<{ groupId: string; errorCode: number }>> {
+  deleteGroups(
+    groupIds: readonly string[],
+  ): CoordinatorResult<GroupRecord, Array<{ groupId: string; errorCode: number }>> {
     const records: GroupRecord[] = [];
     const response = groupIds.map((groupId) => {
       if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
       const group = this.groups.get(groupId);
-      if (group === undefined || group.is('Dead')) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
+      if (group === undefined || group.is('Dead'))
+        return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
       if (!group.is('Empty')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
       records.push(...this.offsets.deleteGroupRecords(groupId));
       return { groupId, errorCode: ErrorCode.NONE };
@@ -93,7 +107,14 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   describe(groupId: string): DescribedGroup {
     const group = this.groups.get(groupId);
     if (group === undefined) {
-      return { errorCode: ErrorCode.NONE, groupId, state: 'Dead', protocolType: '', protocolData: '', members: [] };
+      return {
+        errorCode: ErrorCode.NONE,
+        groupId,
+        state: 'Dead',
+        protocolType: '',
+        protocolData: '',
+        members: [],
+      };
     }
     // Kafka shows protocol metadata and assignments only for a Stable group.
     const stable = group.is('Stable');

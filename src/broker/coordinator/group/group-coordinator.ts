@@ -9,13 +9,13 @@ import { errorCodeOf } from '../runtime/coordinator-error.js';
 import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
 import type { RecordSerde } from '../runtime/coordinator-shard.js';
 import type { PartitionLoader, PartitionWriter } from '../runtime/partition-writer.js';
-import { type GroupConfig, DEFAULT_GROUP_CONFIG } from './group-config.js';
+import { DEFAULT_GROUP_CONFIG, type GroupConfig } from './group-config.js';
 import { GroupCoordinatorShard } from './group-coordinator-shard.js';
 import type { GroupRecord } from './group-records.js';
 import { groupRecordSerde } from './group-serde.js';
 import {
-  EMPTY_BUFFER,
   type DescribedGroup,
+  EMPTY_BUFFER,
   type HeartbeatRequest,
   type JoinGroupRequest,
   type JoinGroupResult,
@@ -92,13 +92,20 @@ export class GroupCoordinator {
       this.runtime
         .write(this.partitionFor(req.groupId), (s) => s.classic.sync(req, resolve))
         .catch((err: unknown) =>
-          resolve({ errorCode: errorCodeOf(err), protocolType: null, protocolName: null, assignment: EMPTY_BUFFER }),
+          resolve({
+            errorCode: errorCodeOf(err),
+            protocolType: null,
+            protocolName: null,
+            assignment: EMPTY_BUFFER,
+          }),
         );
     });
   }
 
   heartbeat(req: HeartbeatRequest): Promise<number> {
-    return this.runtime.write(this.partitionFor(req.groupId), (s) => s.classic.heartbeat(req)).catch(errorCodeOf);
+    return this.runtime
+      .write(this.partitionFor(req.groupId), (s) => s.classic.heartbeat(req))
+      .catch(errorCodeOf);
   }
 
   leaveGroup(groupId: string, members: readonly LeaveMember[]): Promise<LeaveGroupResult> {
@@ -112,7 +119,26 @@ export class GroupCoordinator {
       .write(this.partitionFor(req.groupId), (s) => s.offsets.commit(req))
       .catch((err: unknown) => {
         const errorCode = errorCodeOf(err);
-        return req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })) }));
+        return req.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
+        }));
+      });
+  }
+
+  /** TxnOffsetCommit: offsets written in the producer's transaction, visible once it commits. */
+  commitTransactionalOffsets(
+    req: OffsetCommitRequest,
+    producer: { producerId: bigint; producerEpoch: number },
+  ): Promise<TopicPartitionsResult[]> {
+    return this.runtime
+      .write(this.partitionFor(req.groupId), (s) => s.offsets.commitTransactional(req, producer))
+      .catch((err: unknown) => {
+        const errorCode = errorCodeOf(err);
+        return req.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
+        }));
       });
   }
 
@@ -120,13 +146,20 @@ export class GroupCoordinator {
    * `requireStable` (v7+) asks for UNSTABLE_OFFSET_COMMIT on partitions with pending
    * transactional offsets; without transactions no offset is ever pending.
    */
-  fetchOffsets(groupId: string, topics: TopicPartitions | null, _requireStable = false): Promise<OffsetFetchGroupResult> {
+  fetchOffsets(
+    groupId: string,
+    topics: TopicPartitions | null,
+    requireStable = false,
+  ): Promise<OffsetFetchGroupResult> {
     return this.runtime
-      .read(this.partitionFor(groupId), (s) => s.offsets.fetch(groupId, topics))
+      .read(this.partitionFor(groupId), (s) => s.offsets.fetch(groupId, topics, requireStable))
       .catch((err: unknown) => ({ groupId, errorCode: errorCodeOf(err), topics: [] }));
   }
 
-  deleteOffsets(groupId: string, topics: TopicPartitions): Promise<{ errorCode: number; topics: TopicPartitionsResult[] }> {
+  deleteOffsets(
+    groupId: string,
+    topics: TopicPartitions,
+  ): Promise<{ errorCode: number; topics: TopicPartitionsResult[] }> {
     return this.runtime
       .write(this.partitionFor(groupId), (s) => s.offsets.deleteOffsets(groupId, topics))
       .catch((err: unknown) => ({ errorCode: errorCodeOf(err), topics: [] }));
@@ -142,13 +175,17 @@ export class GroupCoordinator {
     await Promise.all(
       [...byPartition].map(async ([p, ids]) => {
         try {
-          for (const r of await this.runtime.write(p, (s) => s.deleteGroups(ids))) results.set(r.groupId, r.errorCode);
+          for (const r of await this.runtime.write(p, (s) => s.deleteGroups(ids)))
+            results.set(r.groupId, r.errorCode);
         } catch (err) {
           for (const id of ids) results.set(id, errorCodeOf(err));
         }
       }),
     );
-    return groupIds.map((groupId) => ({ groupId, errorCode: results.get(groupId) ?? ErrorCode.UNKNOWN_SERVER_ERROR }));
+    return groupIds.map((groupId) => ({
+      groupId,
+      errorCode: results.get(groupId) ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+    }));
   }
 
   describeGroups(groupIds: readonly string[]): Promise<DescribedGroup[]> {
@@ -169,7 +206,10 @@ export class GroupCoordinator {
   }
 
   /** Groups of every loaded shard; COORDINATOR_LOAD_IN_PROGRESS while any shard loads. */
-  async listGroups(states: readonly string[], types: readonly string[]): Promise<{ errorCode: number; groups: ListedGroup[] }> {
+  async listGroups(
+    states: readonly string[],
+    types: readonly string[],
+  ): Promise<{ errorCode: number; groups: ListedGroup[] }> {
     const { results, loading } = await this.runtime.readAll((s) => s.list(states, types));
     return {
       errorCode: loading.length > 0 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE,

@@ -35,7 +35,12 @@ export type GroupRecord =
   | { kind: 'offset'; group: string; topic: string; partition: number; value: OffsetValue | null }
   | { kind: 'group'; group: string; value: GroupMetadataValue | null };
 
-export function offsetRecord(group: string, topic: string, partition: number, value: OffsetValue | null): GroupRecord {
+export function offsetRecord(
+  group: string,
+  topic: string,
+  partition: number,
+  value: OffsetValue | null,
+): GroupRecord {
   return { kind: 'offset', group, topic, partition, value };
 }
 

@@ -1,4 +1,4 @@
-export { type GroupConfig, DEFAULT_GROUP_CONFIG, groupConfigFromProps } from './group-config.js';
+export { DEFAULT_GROUP_CONFIG, type GroupConfig, groupConfigFromProps } from './group-config.js';
 export { GroupCoordinator, type GroupCoordinatorOptions, type TopicPartitions } from './group-coordinator.js';
 export type { GroupRecord } from './group-records.js';
 export { groupRecordSerde } from './group-serde.js';

@@ -5,7 +5,7 @@ import { ErrorCode } from '../../../protocol/errors.js';
 import type { CoordinatorResult } from '../runtime/coordinator-shard.js';
 import type { ClassicGroup } from './classic-group.js';
 import type { ClassicGroupManager } from './classic-group-manager.js';
-import { groupRecord, type GroupRecord, offsetRecord, type OffsetValue } from './group-records.js';
+import { type GroupRecord, groupRecord, type OffsetValue, offsetRecord } from './group-records.js';
 import type {
   OffsetCommitRequest,
   OffsetFetchGroupResult,
@@ -13,11 +13,14 @@ import type {
   TopicPartitionsResult,
 } from './group-types.js';
 import { OffsetStore } from './offset-store.js';
+import { PendingTxnOffsets } from './pending-txn-offsets.js';
 
 type Result<T> = CoordinatorResult<GroupRecord, T>;
 
 export class OffsetManager {
   readonly store = new OffsetStore();
+  /** TxnOffsetCommit offsets awaiting their transaction's marker. */
+  readonly pending = new PendingTxnOffsets();
 
   constructor(private readonly groups: ClassicGroupManager) {}
 
@@ -39,10 +42,13 @@ export class OffsetManager {
     return ErrorCode.NONE;
   }
 
-  commit(req: OffsetCommitRequest): Result<TopicPartitionsResult[]> {
+  commit(req: OffsetCommitRequest, validated = false): Result<TopicPartitionsResult[]> {
     const all = (errorCode: number): Result<TopicPartitionsResult[]> => ({
       records: [],
-      response: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })) })),
+      response: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
+      })),
     });
     let group = this.groups.groups.get(req.groupId);
     if (group === undefined) {
@@ -50,7 +56,7 @@ export class OffsetManager {
       if (req.generationId >= 0) return all(ErrorCode.ILLEGAL_GENERATION);
       group = this.groups.getOrCreate(req.groupId);
     }
-    const err = this.#validateCommit(group, req);
+    const err = validated ? ErrorCode.NONE : this.#validateCommit(group, req);
     if (err !== ErrorCode.NONE) return all(err);
     const now = this.groups.now();
     const records: GroupRecord[] = [];
@@ -75,19 +81,90 @@ export class OffsetManager {
     return { records, response };
   }
 
-  /** `topics` null = every committed offset of the group (OffsetFetch v2+). */
-  fetch(groupId: string, topics: ReadonlyArray<{ name: string; partitions: readonly number[] }> | null): OffsetFetchGroupResult {
-    const toPartition = (partition: number, v: OffsetValue | undefined): OffsetFetchPartition =>
-      v === undefined
-        ? { partition, offset: -1n, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE }
-        : { partition, offset: v.offset, leaderEpoch: v.leaderEpoch, metadata: v.metadata, errorCode: ErrorCode.NONE };
+  /**
+   * TxnOffsetCommit: the same validation as a commit except that a transactional commit may
+   * come from outside the group's membership (generation -1, e.g. kafkajs sendOffsets) and is
+   * allowed while a rebalance completes (Kafka's validateOffsetCommit with isTransactional).
+   * The records go out as one transactional batch of the producer and stay pending until the
+   * transaction's marker.
+   */
+  commitTransactional(
+    req: OffsetCommitRequest,
+    producer: { producerId: bigint; producerEpoch: number },
+  ): Result<TopicPartitionsResult[]> {
+    const all = (errorCode: number): Result<TopicPartitionsResult[]> => ({
+      records: [],
+      response: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
+      })),
+    });
+    let group = this.groups.groups.get(req.groupId);
+    if (group === undefined) {
+      if (req.generationId >= 0) return all(ErrorCode.ILLEGAL_GENERATION);
+      group = this.groups.getOrCreate(req.groupId);
+    }
+    if (group.is('Dead')) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (
+      !(req.generationId < 0 && group.is('Empty')) &&
+      (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null)
+    ) {
+      const err = this.groups.validateGeneration(group, req.memberId, req.groupInstanceId, req.generationId);
+      if (err !== ErrorCode.NONE) return all(err);
+    }
+    const res = this.commit({ ...req, generationId: -1, memberId: '', groupInstanceId: null }, true);
+    return { ...res, transaction: producer };
+  }
+
+  /** Applies a marker: a commit makes the producer's pending offsets the committed ones. */
+  completeTransaction(producerId: bigint, commit: boolean): void {
+    const offsets = this.pending.take(producerId);
+    if (!commit) return;
+    for (const o of offsets) {
+      this.store.replay(o.group, o.topic, o.partition, o.value);
+      if (o.value !== null) this.groups.getOrCreate(o.group);
+    }
+  }
+
+  /**
+   * `topics` null = every committed offset of the group (OffsetFetch v2+). With
+   * `requireStable` (v7+) a partition with a pending transactional offset answers
+   * UNSTABLE_OFFSET_COMMIT, so the consumer retries instead of starting from a stale offset.
+   */
+  fetch(
+    groupId: string,
+    topics: ReadonlyArray<{ name: string; partitions: readonly number[] }> | null,
+    requireStable = false,
+  ): OffsetFetchGroupResult {
+    const toPartition = (
+      partition: number,
+      v: OffsetValue | undefined,
+      topic: string,
+    ): OffsetFetchPartition =>
+      requireStable && this.pending.has(groupId, topic, partition)
+        ? {
+            partition,
+            offset: -1n,
+            leaderEpoch: -1,
+            metadata: '',
+            errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+          }
+        : v === undefined
+          ? { partition, offset: -1n, leaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE }
+          : {
+              partition,
+              offset: v.offset,
+              leaderEpoch: v.leaderEpoch,
+              metadata: v.metadata,
+              errorCode: ErrorCode.NONE,
+            };
     if (topics === null) {
       return {
         groupId,
         errorCode: ErrorCode.NONE,
         topics: [...this.store.topics(groupId)].map(([name, parts]) => ({
           name,
-          partitions: [...parts].map(([p, v]) => toPartition(p, v)),
+          partitions: [...parts].map(([p, v]) => toPartition(p, v, name)),
         })),
       };
     }
@@ -96,7 +173,7 @@ export class OffsetManager {
       errorCode: ErrorCode.NONE,
       topics: topics.map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => toPartition(p, this.store.get(groupId, t.name, p))),
+        partitions: t.partitions.map((p) => toPartition(p, this.store.get(groupId, t.name, p), t.name)),
       })),
     };
   }
@@ -113,7 +190,8 @@ export class OffsetManager {
     if (!group.is('Empty')) {
       subscribed = group.subscribedTopics();
       // A non-empty group whose subscriptions we cannot read might use any topic.
-      if (subscribed === null) return { records: [], response: { errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] } };
+      if (subscribed === null)
+        return { records: [], response: { errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] } };
     }
     const records: GroupRecord[] = [];
     const result = topics.map((t) => ({
@@ -132,7 +210,8 @@ export class OffsetManager {
   /** Tombstones for every offset of a group, then for the group itself (DeleteGroups). */
   deleteGroupRecords(groupId: string): GroupRecord[] {
     const records: GroupRecord[] = [];
-    for (const [topic, partition] of this.store.entries(groupId)) records.push(offsetRecord(groupId, topic, partition, null));
+    for (const [topic, partition] of this.store.entries(groupId))
+      records.push(offsetRecord(groupId, topic, partition, null));
     records.push(groupRecord(groupId, null));
     return records;
   }
@@ -159,11 +238,13 @@ export class OffsetManager {
       let remaining = 0;
       for (const [topic, partition, v] of this.store.entries(groupId)) {
         const base = baseOf === null ? null : baseOf(v, topic);
-        const expired = base !== null && (v.expireTimestamp >= 0 ? now >= v.expireTimestamp : now - base >= retention);
+        const expired =
+          base !== null && (v.expireTimestamp >= 0 ? now >= v.expireTimestamp : now - base >= retention);
         if (expired) records.push(offsetRecord(groupId, topic, partition, null));
         else remaining++;
       }
-      if (group !== undefined && group.is('Empty') && remaining === 0) records.push(groupRecord(groupId, null));
+      if (group !== undefined && group.is('Empty') && remaining === 0)
+        records.push(groupRecord(groupId, null));
     }
     return records;
   }

@@ -45,7 +45,8 @@ export class OffsetStore {
   *entries(group: string): IterableIterator<[string, number, OffsetValue]> {
     const topics = this.#groups.get(group);
     if (topics === undefined) return;
-    for (const [topic, parts] of topics) for (const [partition, value] of parts) yield [topic, partition, value];
+    for (const [topic, parts] of topics)
+      for (const [partition, value] of parts) yield [topic, partition, value];
   }
 
   groupIds(): IterableIterator<string> {

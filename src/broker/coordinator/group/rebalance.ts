@@ -7,11 +7,12 @@ import type { Clock } from '../runtime/clock.js';
 import type { CoordinatorTimer } from '../runtime/coordinator-shard.js';
 import { ClassicGroup, type ClassicGroupMember } from './classic-group.js';
 import type { GroupConfig } from './group-config.js';
-import { groupRecord, type GroupRecord } from './group-records.js';
+import { type GroupRecord, groupRecord } from './group-records.js';
 import { EMPTY_BUFFER, type JoinGroupMember, type JoinGroupResult } from './group-types.js';
 import { OpEffects } from './op-effects.js';
 
-export const heartbeatKey = (groupId: string, memberId: string): string => `hb\u0000${groupId}\u0000${memberId}`;
+export const heartbeatKey = (groupId: string, memberId: string): string =>
+  `hb\u0000${groupId}\u0000${memberId}`;
 const joinKey = (groupId: string): string => `join\u0000${groupId}`;
 const syncKey = (groupId: string): string => `sync\u0000${groupId}`;
 
@@ -66,7 +67,11 @@ export class RebalanceEngine {
     };
   }
 
-  scheduleHeartbeat(group: ClassicGroup, member: ClassicGroupMember, timeoutMs = member.sessionTimeoutMs): void {
+  scheduleHeartbeat(
+    group: ClassicGroup,
+    member: ClassicGroupMember,
+    timeoutMs = member.sessionTimeoutMs,
+  ): void {
     const { groupId } = group;
     const { memberId } = member;
     this.timer.schedule(heartbeatKey(groupId, memberId), timeoutMs, () => {
@@ -116,7 +121,12 @@ export class RebalanceEngine {
     join?.(joinError(ErrorCode.UNKNOWN_MEMBER_ID, member.memberId));
     const sync = member.awaitingSync;
     member.awaitingSync = null;
-    sync?.({ errorCode: ErrorCode.UNKNOWN_MEMBER_ID, protocolType: null, protocolName: null, assignment: EMPTY_BUFFER });
+    sync?.({
+      errorCode: ErrorCode.UNKNOWN_MEMBER_ID,
+      protocolType: null,
+      protocolName: null,
+      assignment: EMPTY_BUFFER,
+    });
   }
 
   canRebalance(group: ClassicGroup): boolean {
@@ -129,7 +139,8 @@ export class RebalanceEngine {
   }
 
   prepareRebalance(fx: OpEffects, group: ClassicGroup): void {
-    if (group.is('CompletingRebalance')) this.resetAssignmentsWithError(group, ErrorCode.REBALANCE_IN_PROGRESS);
+    if (group.is('CompletingRebalance'))
+      this.resetAssignmentsWithError(group, ErrorCode.REBALANCE_IN_PROGRESS);
     this.timer.cancel(syncKey(group.groupId));
     group.pendingSyncMembers.clear();
     const initial = group.is('Empty');
@@ -221,7 +232,11 @@ export class RebalanceEngine {
     this.timer.schedule(syncKey(groupId), group.rebalanceTimeoutMs(), () => {
       const fx = new OpEffects();
       const g = this.groups.get(groupId);
-      if (g !== undefined && g.generationId === generationId && (g.is('CompletingRebalance') || g.is('Stable'))) {
+      if (
+        g !== undefined &&
+        g.generationId === generationId &&
+        (g.is('CompletingRebalance') || g.is('Stable'))
+      ) {
         const late = [...g.pendingSyncMembers];
         g.pendingSyncMembers.clear();
         if (late.length > 0) {

@@ -45,7 +45,12 @@ export class MockClock implements Clock {
   }
 
   setTimer(delayMs: number, fn: () => void): TimerHandle {
-    const entry: MockEntry = { due: this.#now + Math.max(0, delayMs), seq: this.#seq++, fn, cancelled: false };
+    const entry: MockEntry = {
+      due: this.#now + Math.max(0, delayMs),
+      seq: this.#seq++,
+      fn,
+      cancelled: false,
+    };
     this.#timers.push(entry);
     return {
       cancel: () => {
@@ -69,7 +74,10 @@ export class MockClock implements Clock {
       this.#timers = this.#timers.filter((t) => !t.cancelled);
       let next: MockEntry | undefined;
       for (const t of this.#timers) {
-        if (t.due <= target && (next === undefined || t.due < next.due || (t.due === next.due && t.seq < next.seq))) {
+        if (
+          t.due <= target &&
+          (next === undefined || t.due < next.due || (t.due === next.due && t.seq < next.seq))
+        ) {
           next = t;
         }
       }

@@ -1,8 +1,9 @@
 // Runs one shard per partition of an internal topic (__consumer_offsets for groups,
 // __transaction_state for transactions). Knows nothing about groups or transactions: the
 // coordinator supplies a shard factory and a record serde.
-import type { Clock } from './clock.js';
+
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
+import type { Clock } from './clock.js';
 import type { CoordinatorResult, CoordinatorShard, RecordSerde, ShardContext } from './coordinator-shard.js';
 import type { PartitionLoader, PartitionWriter, TransactionMarker } from './partition-writer.js';
 import { ShardHolder } from './shard-holder.js';
@@ -57,7 +58,8 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
           }
         },
         (marker) => {
-          if (holder.status === 'loading') shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
+          if (holder.status === 'loading')
+            shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
         },
       );
       if (holder.status !== 'loading') return; // unloaded meanwhile

@@ -9,8 +9,8 @@ export type {
   ShardContext,
 } from './coordinator-shard.js';
 export {
-  InMemoryPartitionWriter,
   type AppendAttributes,
+  InMemoryPartitionWriter,
   type LoadedMarker,
   type LoadedRecord,
   type PartitionLoader,

@@ -4,7 +4,13 @@
 // has passed the batch, which on a single broker is immediately after the write.
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import { encodeControlBatch, readControlRecord } from '../../../protocol/record-batch/control.js';
-import { decodeRecordBatch, encodeRecordBatchSync, isControl, isTransactional, iterateBatches } from '../../../protocol/record-batch/index.js';
+import {
+  decodeRecordBatch,
+  encodeRecordBatchSync,
+  isControl,
+  isTransactional,
+  iterateBatches,
+} from '../../../protocol/record-batch/index.js';
 import type { Partition } from '../../replica/partition.js';
 import type {
   AppendAttributes,
@@ -75,7 +81,13 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
           })
         : encodeRecordBatchSync(
             records.map((r) => ({ key: r.key, value: r.value })),
-            { timestamp: timestampMs, producerId: tx?.producerId, producerEpoch: tx?.producerEpoch, baseSequence: 0, transactional: true },
+            {
+              timestamp: timestampMs,
+              producerId: tx?.producerId,
+              producerEpoch: tx?.producerEpoch,
+              baseSequence: tx === undefined ? 0 : nextSequence(p, tx.producerId, tx.producerEpoch),
+              transactional: true,
+            },
           );
     const result = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator' });
     p.maybeAdvanceHighWatermark();
@@ -94,7 +106,11 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     const end = log.highWatermark;
     let offset = log.logStartOffset;
     while (offset < end) {
-      const { records: bytes } = await log.read(offset, { maxBytes: LOAD_CHUNK_BYTES, upperBound: end, minOneBatch: true });
+      const { records: bytes } = await log.read(offset, {
+        maxBytes: LOAD_CHUNK_BYTES,
+        upperBound: end,
+        minOneBatch: true,
+      });
       if (bytes.length === 0) break;
       let chunk: LoadedRecord[] = [];
       let next = offset;
@@ -113,11 +129,18 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
           onMarker(marker);
           continue;
         }
-        const producer = isTransactional(h.attributes) ? { producerId: h.producerId, producerEpoch: h.producerEpoch } : undefined;
+        const producer = isTransactional(h.attributes)
+          ? { producerId: h.producerId, producerEpoch: h.producerEpoch }
+          : undefined;
         for (const rec of cursor) {
           if (rec.offset < offset || rec.keyLength < 0) continue;
           const r = rec.toRecord();
-          chunk.push({ offset: r.offset, key: r.key as Buffer, value: r.value, ...(producer !== undefined ? { producer } : {}) });
+          chunk.push({
+            offset: r.offset,
+            key: r.key as Buffer,
+            value: r.value,
+            ...(producer !== undefined ? { producer } : {}),
+          });
         }
       }
       if (chunk.length > 0) onRecords(chunk);
@@ -128,6 +151,17 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
   }
 }
 
+/**
+ * The sequence that continues the producer's last batch in this partition. Kafka writes 0 and
+ * exempts coordinator batches from sequence checks; our log checks them, so continue the
+ * sequence instead (a new epoch starts at 0).
+ */
+function nextSequence(p: Partition, producerId: bigint, epoch: number): number {
+  const s = p.log.producerStates().find((v) => v.producerId === producerId);
+  if (s === undefined || s.producerEpoch !== epoch || s.lastSequence < 0) return 0;
+  return s.lastSequence === 0x7fffffff ? 0 : s.lastSequence + 1;
+}
+
 /** The COMMIT/ABORT marker of a control batch, or null for other control records. */
 function markerOf(
   cursor: Iterable<{ offset: bigint; toRecord(): { key: Uint8Array | null; value: Uint8Array | null } }>,
@@ -136,9 +170,18 @@ function markerOf(
 ): LoadedMarker | null {
   for (const rec of cursor) {
     const r = rec.toRecord();
-    const c = readControlRecord(r.key === null ? null : Buffer.from(r.key), r.value === null ? null : Buffer.from(r.value));
+    const c = readControlRecord(
+      r.key === null ? null : Buffer.from(r.key),
+      r.value === null ? null : Buffer.from(r.value),
+    );
     if (c.type !== 'COMMIT' && c.type !== 'ABORT') return null;
-    return { offset: rec.offset, producerId, producerEpoch, coordinatorEpoch: c.coordinatorEpoch ?? -1, commit: c.type === 'COMMIT' };
+    return {
+      offset: rec.offset,
+      producerId,
+      producerEpoch,
+      coordinatorEpoch: c.coordinatorEpoch ?? -1,
+      commit: c.type === 'COMMIT',
+    };
   }
   return null;
 }

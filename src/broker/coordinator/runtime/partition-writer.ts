@@ -47,7 +47,12 @@ export interface PartitionWriter {
    * just past the last record. Appends to one partition are issued one at a time by the
    * runtime, so the writer may assume no concurrency per partition.
    */
-  append(partition: number, records: readonly SerializedRecord[], timestampMs: number, attributes?: AppendAttributes): Promise<bigint>;
+  append(
+    partition: number,
+    records: readonly SerializedRecord[],
+    timestampMs: number,
+    attributes?: AppendAttributes,
+  ): Promise<bigint>;
 }
 
 export interface PartitionLoader {
@@ -100,7 +105,12 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
     for (const release of held) release();
   }
 
-  append(partition: number, records: readonly SerializedRecord[], _timestampMs?: number, attributes?: AppendAttributes): Promise<bigint> {
+  append(
+    partition: number,
+    records: readonly SerializedRecord[],
+    _timestampMs?: number,
+    attributes?: AppendAttributes,
+  ): Promise<bigint> {
     this.appendCount++;
     if (this.#failNext !== null) {
       const err = this.#failNext;
@@ -120,7 +130,12 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
     }
     const producer = attributes?.transaction;
     for (const r of records) {
-      log.push({ key: r.key, value: r.value, offset: BigInt(log.length), ...(producer !== undefined ? { producer } : {}) });
+      log.push({
+        key: r.key,
+        value: r.value,
+        offset: BigInt(log.length),
+        ...(producer !== undefined ? { producer } : {}),
+      });
     }
     const end = BigInt(log.length);
     if (this.#held !== null) {

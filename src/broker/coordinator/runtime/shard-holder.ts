@@ -8,10 +8,21 @@
 // records of earlier operations it may have read. If an append fails, the in-memory state
 // contains records that never made it to the log: the runtime then drops the shard and
 // reloads it from the log rather than trying to undo them.
-import type { Clock, TimerHandle } from './clock.js';
+
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
-import type { CoordinatorResult, CoordinatorShard, CoordinatorTimer, RecordSerde } from './coordinator-shard.js';
-import type { AppendAttributes, PartitionWriter, SerializedRecord, TransactionMarker } from './partition-writer.js';
+import type { Clock, TimerHandle } from './clock.js';
+import type {
+  CoordinatorResult,
+  CoordinatorShard,
+  CoordinatorTimer,
+  RecordSerde,
+} from './coordinator-shard.js';
+import type {
+  AppendAttributes,
+  PartitionWriter,
+  SerializedRecord,
+  TransactionMarker,
+} from './partition-writer.js';
 
 export type ShardStatus = 'loading' | 'active' | 'closed';
 
@@ -109,7 +120,9 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     } else {
       this.#nextOffset += BigInt(res.records.length);
     }
-    const batch = this.#batchFor(res.transaction === undefined ? undefined : { transaction: res.transaction });
+    const batch = this.#batchFor(
+      res.transaction === undefined ? undefined : { transaction: res.transaction },
+    );
     batch.records.push(...serialized);
     batch.size += serialized.length;
     if (res.onAppended !== undefined) batch.callbacks.push(res.onAppended);
@@ -141,10 +154,20 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     if (attributes === undefined && last !== undefined && last.attributes === undefined) return last;
     const tx = attributes?.transaction;
     const lastTx = last?.attributes?.transaction;
-    if (tx !== undefined && lastTx !== undefined && tx.producerId === lastTx.producerId && tx.producerEpoch === lastTx.producerEpoch) {
+    if (
+      tx !== undefined &&
+      lastTx !== undefined &&
+      tx.producerId === lastTx.producerId &&
+      tx.producerEpoch === lastTx.producerEpoch
+    ) {
       return last as PendingBatch;
     }
-    const batch: PendingBatch = { records: [], callbacks: [], size: 0, ...(attributes !== undefined ? { attributes } : {}) };
+    const batch: PendingBatch = {
+      records: [],
+      callbacks: [],
+      size: 0,
+      ...(attributes !== undefined ? { attributes } : {}),
+    };
     this.#queue.push(batch);
     return batch;
   }
@@ -200,7 +223,9 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
         if (this.status !== 'active') return;
         this.#appending = false;
         if (logEnd !== end) {
-          this.#fail(new Error(`partition ${this.partition}: log end ${logEnd} after append, expected ${end}`));
+          this.#fail(
+            new Error(`partition ${this.partition}: log end ${logEnd} after append, expected ${end}`),
+          );
           return;
         }
         this.#committed = end;
@@ -227,7 +252,12 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
 
   #fail(cause: Error): void {
     this.hooks.onError(this.partition, cause);
-    this.close(new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `write to partition ${this.partition} failed: ${cause.message}`));
+    this.close(
+      new KafkaError(
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        `write to partition ${this.partition} failed: ${cause.message}`,
+      ),
+    );
     this.hooks.onWriteFailure(this as unknown as ShardHolder<never, never>, cause);
   }
 

@@ -34,7 +34,13 @@ export function txnConfigFromProps(props: ReadonlyMap<string, string>): TxnConfi
     numPartitions: num('transaction.state.log.num.partitions', d.numPartitions),
     maxTimeoutMs: num('transaction.max.timeout.ms', d.maxTimeoutMs),
     idExpirationMs: num('transactional.id.expiration.ms', d.idExpirationMs),
-    abortTimedOutIntervalMs: num('transaction.abort.timed.out.transaction.cleanup.interval.ms', d.abortTimedOutIntervalMs),
-    removeExpiredIntervalMs: num('transaction.remove.expired.transaction.cleanup.interval.ms', d.removeExpiredIntervalMs),
+    abortTimedOutIntervalMs: num(
+      'transaction.abort.timed.out.transaction.cleanup.interval.ms',
+      d.abortTimedOutIntervalMs,
+    ),
+    removeExpiredIntervalMs: num(
+      'transaction.remove.expired.transaction.cleanup.interval.ms',
+      d.removeExpiredIntervalMs,
+    ),
   };
 }

@@ -79,7 +79,11 @@ export interface ListFilter {
 const ABORT_TIMER = 'abort-timed-out';
 const EXPIRE_TIMER = 'remove-expired';
 
-const initError = (errorCode: number): InitProducerIdResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+const initError = (errorCode: number): InitProducerIdResult => ({
+  errorCode,
+  producerId: -1n,
+  producerEpoch: -1,
+});
 
 export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
   readonly txns = new Map<string, TxnMetadata>();
@@ -156,7 +160,8 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     const fail = (code: number): Result<InitProducerIdResult> => ({ records: [], response: initError(code) });
     let m = this.txns.get(id);
     if (m === undefined) {
-      if (newProducerId === null) return { ...none, response: { ...initError(ErrorCode.NONE), needsProducerId: true } };
+      if (newProducerId === null)
+        return { ...none, response: { ...initError(ErrorCode.NONE), needsProducerId: true } };
       m = {
         producerId: newProducerId,
         previousProducerId: -1n,
@@ -174,9 +179,20 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
       case 'Empty':
       case 'CompleteCommit':
       case 'CompleteAbort': {
-        const base = { ...m, timeoutMs, state: 'Empty' as const, partitions: [], startTimestamp: -1, lastUpdateTimestamp: now };
-        if (isEpochExhausted(m.producerEpoch) && (expected === null || expected.producerEpoch === m.producerEpoch)) {
-          if (newProducerId === null) return { ...none, response: { ...initError(ErrorCode.NONE), needsProducerId: true } };
+        const base = {
+          ...m,
+          timeoutMs,
+          state: 'Empty' as const,
+          partitions: [],
+          startTimestamp: -1,
+          lastUpdateTimestamp: now,
+        };
+        if (
+          isEpochExhausted(m.producerEpoch) &&
+          (expected === null || expected.producerEpoch === m.producerEpoch)
+        ) {
+          if (newProducerId === null)
+            return { ...none, response: { ...initError(ErrorCode.NONE), needsProducerId: true } };
           const next: TxnMetadata = {
             ...base,
             producerId: newProducerId,
@@ -184,12 +200,20 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
             producerEpoch: 0,
             lastProducerEpoch: expected === null ? NO_PRODUCER_EPOCH : m.producerEpoch,
           };
-          return this.#transition(id, next, { errorCode: ErrorCode.NONE, producerId: next.producerId, producerEpoch: 0 });
+          return this.#transition(id, next, {
+            errorCode: ErrorCode.NONE,
+            producerId: next.producerId,
+            producerEpoch: 0,
+          });
         }
         const bumped = bumpEpoch(m, expected?.producerEpoch ?? null);
         if (bumped === null) return fail(ErrorCode.PRODUCER_FENCED);
         const next: TxnMetadata = { ...base, producerEpoch: bumped.epoch, lastProducerEpoch: bumped.last };
-        return this.#transition(id, next, { errorCode: ErrorCode.NONE, producerId: next.producerId, producerEpoch: next.producerEpoch });
+        return this.#transition(id, next, {
+          errorCode: ErrorCode.NONE,
+          producerId: next.producerId,
+          producerEpoch: next.producerEpoch,
+        });
       }
       case 'Ongoing':
         // PrepareEpochFence: bump the epoch so the old producer is fenced by the abort markers.
@@ -201,25 +225,42 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
 
   #fencedAbort(m: TxnMetadata, now: number): TxnMetadata {
     const epoch = isEpochExhausted(m.producerEpoch) ? m.producerEpoch : m.producerEpoch + 1;
-    return { ...m, producerEpoch: epoch, lastProducerEpoch: NO_PRODUCER_EPOCH, state: 'PrepareAbort', lastUpdateTimestamp: now };
+    return {
+      ...m,
+      producerEpoch: epoch,
+      lastProducerEpoch: NO_PRODUCER_EPOCH,
+      state: 'PrepareAbort',
+      lastUpdateTimestamp: now,
+    };
   }
 
   /** The checks AddPartitionsToTxn, AddOffsetsToTxn and their verification share. */
   #checkProducer(m: TxnMetadata | undefined, producerId: bigint, epoch: number): number {
     if (m === undefined || m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (m.producerEpoch !== epoch) return ErrorCode.PRODUCER_FENCED;
-    if (m.state !== 'Empty' && m.state !== 'Ongoing' && m.state !== 'CompleteCommit' && m.state !== 'CompleteAbort') {
+    if (
+      m.state !== 'Empty' &&
+      m.state !== 'Ongoing' &&
+      m.state !== 'CompleteCommit' &&
+      m.state !== 'CompleteAbort'
+    ) {
       return ErrorCode.CONCURRENT_TRANSACTIONS;
     }
     return ErrorCode.NONE;
   }
 
   /** AddPartitionsToTxn / AddOffsetsToTxn: the transaction is (or stays) Ongoing with them. */
-  addPartitions(id: string, producerId: bigint, epoch: number, add: readonly TopicPartitionSet[]): Result<number> {
+  addPartitions(
+    id: string,
+    producerId: bigint,
+    epoch: number,
+    add: readonly TopicPartitionSet[],
+  ): Result<number> {
     const m = this.txns.get(id);
     const err = this.#checkProducer(m, producerId, epoch);
     if (err !== ErrorCode.NONE || m === undefined) return { records: [], response: err };
-    if (m.state === 'Ongoing' && containsAll(m.partitions, add)) return { records: [], response: ErrorCode.NONE };
+    if (m.state === 'Ongoing' && containsAll(m.partitions, add))
+      return { records: [], response: ErrorCode.NONE };
     const now = this.#now();
     const fresh = m.state !== 'Ongoing';
     const next: TxnMetadata = {
@@ -240,7 +281,9 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     const m = this.txns.get(id);
     const err = this.#checkProducer(m, producerId, epoch);
     if (err !== ErrorCode.NONE || m === undefined) return err;
-    return m.state === 'Ongoing' && containsAll(m.partitions, parts) ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
+    return m.state === 'Ongoing' && containsAll(m.partitions, parts)
+      ? ErrorCode.NONE
+      : ErrorCode.INVALID_TXN_STATE;
   }
 
   /** EndTxn from the client (Kafka's handleEndTransaction, transaction protocol v1). */
@@ -252,7 +295,11 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     if (epoch !== m.producerEpoch) return reply(ErrorCode.PRODUCER_FENCED);
     switch (m.state) {
       case 'Ongoing': {
-        const next: TxnMetadata = { ...m, state: commit ? 'PrepareCommit' : 'PrepareAbort', lastUpdateTimestamp: this.#now() };
+        const next: TxnMetadata = {
+          ...m,
+          state: commit ? 'PrepareCommit' : 'PrepareAbort',
+          lastUpdateTimestamp: this.#now(),
+        };
         return this.#transition(id, next, ErrorCode.NONE);
       }
       case 'CompleteCommit':
@@ -275,7 +322,12 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
   complete(job: MarkerJob): Result<boolean> {
     const m = this.txns.get(job.transactionalId);
     const expected = job.commit ? 'PrepareCommit' : 'PrepareAbort';
-    if (m === undefined || m.state !== expected || m.producerId !== job.producerId || m.producerEpoch !== job.producerEpoch) {
+    if (
+      m === undefined ||
+      m.state !== expected ||
+      m.producerId !== job.producerId ||
+      m.producerEpoch !== job.producerEpoch
+    ) {
       return { records: [], response: false };
     }
     const next: TxnMetadata = {
@@ -314,7 +366,8 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     const records: TxnRecord[] = [];
     for (const [id, m] of this.txns) {
       const idle = m.state === 'Empty' || m.state === 'CompleteCommit' || m.state === 'CompleteAbort';
-      if (idle && now - m.lastUpdateTimestamp >= this.config.idExpirationMs) records.push({ transactionalId: id, value: null });
+      if (idle && now - m.lastUpdateTimestamp >= this.config.idExpirationMs)
+        records.push({ transactionalId: id, value: null });
     }
     return { records, response: records.length };
   }
@@ -351,7 +404,11 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     for (const [id, m] of this.txns) {
       if (filter.states.size > 0 && !filter.states.has(m.state)) continue;
       if (filter.producerIds.size > 0 && !filter.producerIds.has(m.producerId)) continue;
-      if (filter.minDurationMs >= 0 && (m.state !== 'Ongoing' || now - m.startTimestamp < filter.minDurationMs)) continue;
+      if (
+        filter.minDurationMs >= 0 &&
+        (m.state !== 'Ongoing' || now - m.startTimestamp < filter.minDurationMs)
+      )
+        continue;
       out.push({ transactionalId: id, producerId: m.producerId, state: m.state });
     }
     return out;
@@ -385,7 +442,8 @@ function isValidProducerId(m: TxnMetadata, expected: ProducerIdAndEpoch): boolea
 function bumpEpoch(m: TxnMetadata, expectedEpoch: number | null): { epoch: number; last: number } | null {
   const bumped = m.producerEpoch + 1;
   if (expectedEpoch === null) return { epoch: bumped, last: NO_PRODUCER_EPOCH };
-  if (m.producerEpoch === NO_PRODUCER_EPOCH || expectedEpoch === m.producerEpoch) return { epoch: bumped, last: m.producerEpoch };
+  if (m.producerEpoch === NO_PRODUCER_EPOCH || expectedEpoch === m.producerEpoch)
+    return { epoch: bumped, last: m.producerEpoch };
   // The producer retries a bump it already got: give it the same epoch again.
   if (expectedEpoch === m.lastProducerEpoch) return { epoch: m.producerEpoch, last: m.lastProducerEpoch };
   return null;

@@ -54,7 +54,11 @@ export interface TransactionCoordinatorOptions {
   onError?(partition: number, err: unknown): void;
 }
 
-const initError = (errorCode: number): InitProducerIdResult => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+const initError = (errorCode: number): InitProducerIdResult => ({
+  errorCode,
+  producerId: -1n,
+  producerEpoch: -1,
+});
 
 export class TransactionCoordinator {
   readonly config: TxnConfig;
@@ -74,7 +78,8 @@ export class TransactionCoordinator {
       loader: opts.loader,
       serde: txnRecordSerde,
       clock: this.#clock,
-      newShard: (ctx) => new TxnCoordinatorShard(ctx, config, { onPrepared: (job) => this.#onPrepared(ctx.partition, job) }),
+      newShard: (ctx) =>
+        new TxnCoordinatorShard(ctx, config, { onPrepared: (job) => this.#onPrepared(ctx.partition, job) }),
       onError: opts.onError,
     });
   }
@@ -96,9 +101,14 @@ export class TransactionCoordinator {
     return this.#inflight.get(transactionalId) ?? Promise.resolve();
   }
 
-  async initProducerId(transactionalId: string, timeoutMs: number, expected: ProducerIdAndEpoch | null): Promise<InitProducerIdResult> {
+  async initProducerId(
+    transactionalId: string,
+    timeoutMs: number,
+    expected: ProducerIdAndEpoch | null,
+  ): Promise<InitProducerIdResult> {
     if (transactionalId === '') return initError(ErrorCode.INVALID_REQUEST);
-    if (timeoutMs <= 0 || timeoutMs > this.config.maxTimeoutMs) return initError(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    if (timeoutMs <= 0 || timeoutMs > this.config.maxTimeoutMs)
+      return initError(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     const partition = this.partitionFor(transactionalId);
     let newProducerId: bigint | null = null;
     // Besides allocating an id, loop at most once more after waiting for a fencing abort's
@@ -108,7 +118,9 @@ export class TransactionCoordinator {
     for (let attempt = 0; attempt < 4; attempt++) {
       let res: InitProducerIdResult;
       try {
-        res = await this.runtime.write(partition, (s) => s.initProducerId(transactionalId, timeoutMs, expected, newProducerId));
+        res = await this.runtime.write(partition, (s) =>
+          s.initProducerId(transactionalId, timeoutMs, expected, newProducerId),
+        );
       } catch (err) {
         return initError(errorCodeOf(err));
       }
@@ -123,18 +135,32 @@ export class TransactionCoordinator {
     return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
   }
 
-  addPartitions(transactionalId: string, producerId: bigint, epoch: number, partitions: readonly TopicPartitionSet[]): Promise<number> {
+  addPartitions(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    partitions: readonly TopicPartitionSet[],
+  ): Promise<number> {
     if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
     return this.runtime
-      .write(this.partitionFor(transactionalId), (s) => s.addPartitions(transactionalId, producerId, epoch, partitions))
+      .write(this.partitionFor(transactionalId), (s) =>
+        s.addPartitions(transactionalId, producerId, epoch, partitions),
+      )
       .catch(errorCodeOf);
   }
 
   /** NONE when the producer's open transaction includes every partition (KIP-890 verification). */
-  verify(transactionalId: string, producerId: bigint, epoch: number, partitions: readonly TopicPartitionSet[]): Promise<number> {
+  verify(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    partitions: readonly TopicPartitionSet[],
+  ): Promise<number> {
     if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
     return this.runtime
-      .read(this.partitionFor(transactionalId), (s) => s.verify(transactionalId, producerId, epoch, partitions))
+      .read(this.partitionFor(transactionalId), (s) =>
+        s.verify(transactionalId, producerId, epoch, partitions),
+      )
       .catch(errorCodeOf);
   }
 
@@ -142,7 +168,9 @@ export class TransactionCoordinator {
     if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
     let code: number;
     try {
-      code = await this.runtime.write(this.partitionFor(transactionalId), (s) => s.endTxn(transactionalId, producerId, epoch, commit));
+      code = await this.runtime.write(this.partitionFor(transactionalId), (s) =>
+        s.endTxn(transactionalId, producerId, epoch, commit),
+      );
     } catch (err) {
       return errorCodeOf(err);
     }
@@ -155,16 +183,18 @@ export class TransactionCoordinator {
   async describe(transactionalIds: readonly string[]): Promise<DescribedTxn[]> {
     return Promise.all(
       transactionalIds.map((id) =>
-        this.runtime.read(this.partitionFor(id), (s) => s.describe(id)).catch((err: unknown) => ({
-          errorCode: errorCodeOf(err),
-          transactionalId: id,
-          state: '' as const,
-          timeoutMs: 0,
-          startTimestamp: -1,
-          producerId: -1n,
-          producerEpoch: -1,
-          partitions: [],
-        })),
+        this.runtime
+          .read(this.partitionFor(id), (s) => s.describe(id))
+          .catch((err: unknown) => ({
+            errorCode: errorCodeOf(err),
+            transactionalId: id,
+            state: '' as const,
+            timeoutMs: 0,
+            startTimestamp: -1,
+            producerId: -1n,
+            producerEpoch: -1,
+            partitions: [],
+          })),
       ),
     );
   }

@@ -75,7 +75,10 @@ export function partitionCount(parts: readonly TopicPartitionSet[]): number {
 }
 
 /** True when every partition of `add` is already in `current`. */
-export function containsAll(current: readonly TopicPartitionSet[], add: readonly TopicPartitionSet[]): boolean {
+export function containsAll(
+  current: readonly TopicPartitionSet[],
+  add: readonly TopicPartitionSet[],
+): boolean {
   return add.every((t) => {
     const have = current.find((c) => c.topic === t.topic);
     return have !== undefined && t.partitions.every((p) => have.partitions.includes(p));
@@ -83,7 +86,10 @@ export function containsAll(current: readonly TopicPartitionSet[], add: readonly
 }
 
 /** Union of two partition sets, sorted by topic then partition (a stable record form). */
-export function mergePartitions(a: readonly TopicPartitionSet[], b: readonly TopicPartitionSet[]): TopicPartitionSet[] {
+export function mergePartitions(
+  a: readonly TopicPartitionSet[],
+  b: readonly TopicPartitionSet[],
+): TopicPartitionSet[] {
   const m = new Map<string, Set<number>>();
   for (const t of [...a, ...b]) {
     let s = m.get(t.topic);

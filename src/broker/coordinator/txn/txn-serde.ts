@@ -27,7 +27,10 @@ export const txnRecordSerde: RecordSerde<TxnRecord> = {
       producerEpoch: v.producerEpoch,
       transactionTimeoutMs: v.timeoutMs,
       transactionStatus: statusOf(v.state),
-      transactionPartitions: v.state === 'Empty' ? null : v.partitions.map((t) => ({ topic: t.topic, partitionIds: t.partitions })),
+      transactionPartitions:
+        v.state === 'Empty'
+          ? null
+          : v.partitions.map((t) => ({ topic: t.topic, partitionIds: t.partitions })),
       transactionLastUpdateTimestampMs: BigInt(v.lastUpdateTimestamp),
       transactionStartTimestampMs: BigInt(v.startTimestamp),
       clientTransactionVersion: 0,
@@ -49,7 +52,10 @@ export const txnRecordSerde: RecordSerde<TxnRecord> = {
         lastProducerEpoch: NO_PRODUCER_EPOCH,
         timeoutMs: v.transactionTimeoutMs,
         state: TXN_STATES[v.transactionStatus] as TxnState,
-        partitions: (v.transactionPartitions ?? []).map((t) => ({ topic: t.topic, partitions: [...t.partitionIds] })),
+        partitions: (v.transactionPartitions ?? []).map((t) => ({
+          topic: t.topic,
+          partitions: [...t.partitionIds],
+        })),
         startTimestamp: Number(v.transactionStartTimestampMs),
         lastUpdateTimestamp: Number(v.transactionLastUpdateTimestampMs),
       },
