@@ -14,6 +14,7 @@ import { type BrokerConfig, type BrokerConfigInput, loadBrokerConfig } from './c
 import { ConfigResolver } from './config/config-resolver.js';
 import { logConfigFor } from './config/log-config-for.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
+import { BrokerTxnCoordinator } from './coordinator/txn/broker-txn-coordinator.js';
 import { type Logger, silentLogger } from './logger.js';
 import { Controller } from './metadata/controller.js';
 import { LocalMetadataStore } from './metadata/local-store.js';
@@ -67,6 +68,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const controller = new Controller(store, image, config, logger);
   controller.onChange((change) => replicas.apply(change));
   const groups = new BrokerGroupCoordinator({ config, image, controller, replicas, logger });
+  const producerIds = new ProducerIdManager(store);
+  const txns = new BrokerTxnCoordinator({ config, image, controller, replicas, producerIds, groups, logger });
   const services: BrokerServices = {
     nodeId: config.nodeId,
     config,
@@ -75,15 +78,17 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     controller,
     replicas,
     logs,
-    producerIds: new ProducerIdManager(store),
+    producerIds,
     registry: new ApiRegistry(ALL_HANDLERS),
     logger,
     groups,
+    txns,
   };
   let server: SocketServer | null = null;
   try {
     await replicas.startup();
     groups.startup();
+    txns.startup();
     server = new SocketServer({
       host: config.host,
       port: config.port,
@@ -119,6 +124,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
       closing ??= (async () => {
         replicas.beginShutdown();
         await srv.close();
+        txns.close();
         groups.close();
         await logs.close();
         await store.close();

@@ -1,5 +1,4 @@
-// Every API this broker implements. ApiVersions advertises exactly this list. Transactions are
-// added here by their issue.
+// Every API this broker implements. ApiVersions advertises exactly this list.
 
 import produce from './00-produce.js';
 import fetch from './01-fetch.js';
@@ -20,6 +19,11 @@ import deleteTopics from './20-delete-topics.js';
 import deleteRecords from './21-delete-records.js';
 import initProducerId from './22-init-producer-id.js';
 import offsetForLeaderEpoch from './23-offset-for-leader-epoch.js';
+import addPartitionsToTxn from './24-add-partitions-to-txn.js';
+import addOffsetsToTxn from './25-add-offsets-to-txn.js';
+import endTxn from './26-end-txn.js';
+import writeTxnMarkers from './27-write-txn-markers.js';
+import txnOffsetCommit from './28-txn-offset-commit.js';
 import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
@@ -28,6 +32,9 @@ import deleteGroups from './42-delete-groups.js';
 import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import offsetDelete from './47-offset-delete.js';
 import describeCluster from './60-describe-cluster.js';
+import describeProducers from './61-describe-producers.js';
+import describeTransactions from './65-describe-transactions.js';
+import listTransactions from './66-list-transactions.js';
 import type { AnyApiHandler } from './api.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
@@ -50,6 +57,11 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   deleteRecords,
   initProducerId,
   offsetForLeaderEpoch,
+  addPartitionsToTxn,
+  addOffsetsToTxn,
+  endTxn,
+  writeTxnMarkers,
+  txnOffsetCommit,
   describeConfigs,
   alterConfigs,
   describeLogDirs,
@@ -58,4 +70,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   incrementalAlterConfigs,
   offsetDelete,
   describeCluster,
+  describeProducers,
+  describeTransactions,
+  listTransactions,
 ];

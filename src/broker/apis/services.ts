@@ -5,6 +5,7 @@ import type { LogManager } from '../../storage/index.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import type { BrokerGroupCoordinator } from '../coordinator/group/broker-group-coordinator.js';
+import type { BrokerTxnCoordinator } from '../coordinator/txn/broker-txn-coordinator.js';
 import type { Logger } from '../logger.js';
 import type { Controller } from '../metadata/controller.js';
 import type { MetadataImage } from '../metadata/metadata-image.js';
@@ -25,4 +26,6 @@ export interface BrokerServices {
   readonly logger: Logger;
   /** The group coordinator (consumer groups, committed offsets); absent in hand-made test services. */
   readonly groups?: BrokerGroupCoordinator;
+  /** The transaction coordinator (__transaction_state, markers); absent in hand-made test services. */
+  readonly txns?: BrokerTxnCoordinator;
 }

@@ -21,7 +21,10 @@ test('a new transactional id gets a fresh producer id at epoch 0; each InitProdu
 test('InitProducerId validates the id and the timeout against transaction.max.timeout.ms', async () => {
   const h = await txnHarness({ maxTimeoutMs: 10_000 });
   assert.equal((await h.tc.initProducerId('', 1000, null)).errorCode, ErrorCode.INVALID_REQUEST);
-  assert.equal((await h.tc.initProducerId('x', 10_001, null)).errorCode, ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+  assert.equal(
+    (await h.tc.initProducerId('x', 10_001, null)).errorCode,
+    ErrorCode.INVALID_TRANSACTION_TIMEOUT,
+  );
   assert.equal((await h.tc.initProducerId('x', 0, null)).errorCode, ErrorCode.INVALID_TRANSACTION_TIMEOUT);
   assert.equal((await h.tc.initProducerId('x', 10_000, null)).errorCode, ErrorCode.NONE);
 });
@@ -30,20 +33,30 @@ test('commit: Ongoing → PrepareCommit → markers on every partition → Compl
   const h = await txnHarness();
   const { producerId, producerEpoch } = await h.tc.initProducerId('tx', 60_000, null);
   assert.equal(await h.tc.addPartitions('tx', producerId, producerEpoch, [tp('out', 1, 0)]), ErrorCode.NONE);
-  assert.equal(await h.tc.addPartitions('tx', producerId, producerEpoch, [tp('__consumer_offsets', 7), tp('out', 0)]), ErrorCode.NONE);
+  assert.equal(
+    await h.tc.addPartitions('tx', producerId, producerEpoch, [tp('__consumer_offsets', 7), tp('out', 0)]),
+    ErrorCode.NONE,
+  );
   const ongoing = await h.state('tx');
   assert.equal(ongoing.state, 'Ongoing');
   assert.deepEqual(ongoing.partitions, [tp('__consumer_offsets', 7), tp('out', 0, 1)]);
   assert.equal(ongoing.startTimestamp, h.clock.now());
   assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch, true), ErrorCode.NONE);
   assert.deepEqual(
-    h.markers.written.map((w) => `${w.topic}-${w.partition}:${w.marker.commit}:${w.marker.producerEpoch}:${w.marker.coordinatorEpoch}`),
+    h.markers.written.map(
+      (w) =>
+        `${w.topic}-${w.partition}:${w.marker.commit}:${w.marker.producerEpoch}:${w.marker.coordinatorEpoch}`,
+    ),
     ['__consumer_offsets-7:true:0:7', 'out-0:true:0:7', 'out-1:true:0:7'],
   );
   const done = await h.state('tx');
   assert.equal(done.state, 'CompleteCommit');
   assert.deepEqual(done.partitions, []);
-  assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch, true), ErrorCode.NONE, 'retry of a lost answer');
+  assert.equal(
+    await h.tc.endTxn('tx', producerId, producerEpoch, true),
+    ErrorCode.NONE,
+    'retry of a lost answer',
+  );
   assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch, false), ErrorCode.INVALID_TXN_STATE);
   // The next transaction starts from CompleteCommit.
   assert.equal(await h.tc.addPartitions('tx', producerId, producerEpoch, [tp('out', 2)]), ErrorCode.NONE);
@@ -54,11 +67,24 @@ test('EndTxn checks the producer: unknown id, wrong id, wrong epoch, nothing to 
   const h = await txnHarness();
   const { producerId, producerEpoch } = await h.tc.initProducerId('tx', 60_000, null);
   assert.equal(await h.tc.endTxn('nope', producerId, 0, true), ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-  assert.equal(await h.tc.endTxn('tx', producerId + 1n, producerEpoch, true), ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+  assert.equal(
+    await h.tc.endTxn('tx', producerId + 1n, producerEpoch, true),
+    ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  );
   assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch + 1, true), ErrorCode.PRODUCER_FENCED);
-  assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch, true), ErrorCode.INVALID_TXN_STATE, 'Empty');
-  assert.equal(await h.tc.addPartitions('tx', producerId, producerEpoch + 1, [tp('t', 0)]), ErrorCode.PRODUCER_FENCED);
-  assert.equal(await h.tc.addPartitions('nope', producerId, producerEpoch, [tp('t', 0)]), ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+  assert.equal(
+    await h.tc.endTxn('tx', producerId, producerEpoch, true),
+    ErrorCode.INVALID_TXN_STATE,
+    'Empty',
+  );
+  assert.equal(
+    await h.tc.addPartitions('tx', producerId, producerEpoch + 1, [tp('t', 0)]),
+    ErrorCode.PRODUCER_FENCED,
+  );
+  assert.equal(
+    await h.tc.addPartitions('nope', producerId, producerEpoch, [tp('t', 0)]),
+    ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  );
 });
 
 test('while markers are being written the transaction answers CONCURRENT_TRANSACTIONS', async () => {
@@ -74,7 +100,10 @@ test('while markers are being written the transaction answers CONCURRENT_TRANSAC
   await settle();
   assert.equal(ended, false, 'EndTxn waits for its markers');
   assert.equal((await h.state('tx')).state, 'PrepareAbort');
-  assert.equal(await h.tc.addPartitions('tx', producerId, producerEpoch, [tp('out', 1)]), ErrorCode.CONCURRENT_TRANSACTIONS);
+  assert.equal(
+    await h.tc.addPartitions('tx', producerId, producerEpoch, [tp('out', 1)]),
+    ErrorCode.CONCURRENT_TRANSACTIONS,
+  );
   assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch, false), ErrorCode.CONCURRENT_TRANSACTIONS);
   assert.equal(await h.tc.endTxn('tx', producerId, producerEpoch, true), ErrorCode.INVALID_TXN_STATE);
   h.markers.release();
@@ -96,9 +125,18 @@ test('a second producer fences the first: its open transaction is aborted with a
     ],
   );
   assert.deepEqual(second, { errorCode: ErrorCode.NONE, producerId: first.producerId, producerEpoch: 2 });
-  assert.equal(await h.tc.addPartitions('tx', first.producerId, first.producerEpoch, [tp('out', 1)]), ErrorCode.PRODUCER_FENCED);
-  assert.equal(await h.tc.endTxn('tx', first.producerId, first.producerEpoch, true), ErrorCode.PRODUCER_FENCED);
-  assert.equal(await h.tc.addPartitions('tx', second.producerId, second.producerEpoch, [tp('out', 1)]), ErrorCode.NONE);
+  assert.equal(
+    await h.tc.addPartitions('tx', first.producerId, first.producerEpoch, [tp('out', 1)]),
+    ErrorCode.PRODUCER_FENCED,
+  );
+  assert.equal(
+    await h.tc.endTxn('tx', first.producerId, first.producerEpoch, true),
+    ErrorCode.PRODUCER_FENCED,
+  );
+  assert.equal(
+    await h.tc.addPartitions('tx', second.producerId, second.producerEpoch, [tp('out', 1)]),
+    ErrorCode.NONE,
+  );
 });
 
 test('a fencing InitProducerId answers CONCURRENT_TRANSACTIONS when the abort cannot complete in time', async () => {
@@ -142,14 +180,20 @@ test('markers that fail are retried after a backoff until every partition has on
   h.markers.failures.set('b-0', 2);
   const end = h.tc.endTxn('tx', p.producerId, p.producerEpoch, true);
   await settle();
-  assert.deepEqual(h.markers.written.map((w) => w.topic), ['a']);
+  assert.deepEqual(
+    h.markers.written.map((w) => w.topic),
+    ['a'],
+  );
   assert.equal((await h.state('tx')).state, 'PrepareCommit');
   h.clock.advance(100);
   await settle();
   h.clock.advance(100);
   await settle();
   assert.equal(await end, ErrorCode.NONE);
-  assert.deepEqual(h.markers.written.map((w) => w.topic), ['a', 'b']);
+  assert.deepEqual(
+    h.markers.written.map((w) => w.topic),
+    ['a', 'b'],
+  );
   assert.equal((await h.state('tx')).state, 'CompleteCommit');
 });
 
@@ -206,7 +250,10 @@ test('an exhausted epoch rotates to a new producer id', async () => {
   const p = h.tc.partitionFor('tx');
   await h.tc.runtime.write(p, (s) => {
     const m = s.txns.get('tx')!;
-    return { records: [{ transactionalId: 'tx', value: { ...m, producerEpoch: 32766 } }], response: undefined };
+    return {
+      records: [{ transactionalId: 'tx', value: { ...m, producerEpoch: 32766 } }],
+      response: undefined,
+    };
   });
   const rotated = await h.tc.initProducerId('tx', 60_000, null);
   assert.equal(rotated.errorCode, ErrorCode.NONE);
@@ -224,7 +271,11 @@ test('idle transactional ids expire (tombstone), open ones never do', async () =
   assert.equal((await h.state('idle')).errorCode, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND);
   assert.equal((await h.state('busy')).state, 'Ongoing');
   await h.restart();
-  assert.equal((await h.state('idle')).errorCode, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, 'the tombstone replays');
+  assert.equal(
+    (await h.state('idle')).errorCode,
+    ErrorCode.TRANSACTIONAL_ID_NOT_FOUND,
+    'the tombstone replays',
+  );
 });
 
 test('ListTransactions filters by state, producer id and duration', async () => {
@@ -233,14 +284,39 @@ test('ListTransactions filters by state, producer id and duration', async () => 
   const b = await h.tc.initProducerId('b', 60_000, null);
   await h.tc.addPartitions('b', b.producerId, b.producerEpoch, [tp('t', 0)]);
   const all = await h.tc.list({ states: new Set(), producerIds: new Set(), minDurationMs: -1 });
-  assert.deepEqual(all.transactions.map((t) => `${t.transactionalId}:${t.state}`).sort(), ['a:Empty', 'b:Ongoing']);
-  const ongoing = await h.tc.list({ states: new Set(['Ongoing']), producerIds: new Set(), minDurationMs: -1 });
-  assert.deepEqual(ongoing.transactions.map((t) => t.transactionalId), ['b']);
-  const byPid = await h.tc.list({ states: new Set(), producerIds: new Set([a.producerId]), minDurationMs: -1 });
-  assert.deepEqual(byPid.transactions.map((t) => t.transactionalId), ['a']);
-  assert.equal((await h.tc.list({ states: new Set(), producerIds: new Set(), minDurationMs: 1000 })).transactions.length, 0);
+  assert.deepEqual(all.transactions.map((t) => `${t.transactionalId}:${t.state}`).sort(), [
+    'a:Empty',
+    'b:Ongoing',
+  ]);
+  const ongoing = await h.tc.list({
+    states: new Set(['Ongoing']),
+    producerIds: new Set(),
+    minDurationMs: -1,
+  });
+  assert.deepEqual(
+    ongoing.transactions.map((t) => t.transactionalId),
+    ['b'],
+  );
+  const byPid = await h.tc.list({
+    states: new Set(),
+    producerIds: new Set([a.producerId]),
+    minDurationMs: -1,
+  });
+  assert.deepEqual(
+    byPid.transactions.map((t) => t.transactionalId),
+    ['a'],
+  );
+  assert.equal(
+    (await h.tc.list({ states: new Set(), producerIds: new Set(), minDurationMs: 1000 })).transactions.length,
+    0,
+  );
   h.clock.advance(1000);
-  assert.deepEqual((await h.tc.list({ states: new Set(), producerIds: new Set(), minDurationMs: 1000 })).transactions.map((t) => t.transactionalId), ['b']);
+  assert.deepEqual(
+    (await h.tc.list({ states: new Set(), producerIds: new Set(), minDurationMs: 1000 })).transactions.map(
+      (t) => t.transactionalId,
+    ),
+    ['b'],
+  );
 });
 
 test('operations on a partition this coordinator does not own answer NOT_COORDINATOR', async () => {

@@ -1,8 +1,12 @@
 // Drives a TransactionCoordinator over an in-memory __transaction_state with a mock clock and
 // a recording marker writer whose partitions can be made to fail or hang.
 import { InMemoryPartitionWriter, MockClock } from '../../../src/broker/coordinator/runtime/index.js';
-import { type TxnConfig } from '../../../src/broker/coordinator/txn/txn-config.js';
-import { TransactionCoordinator, type TxnMarker, type TxnMarkerWriter } from '../../../src/broker/coordinator/txn/txn-coordinator.js';
+import type { TxnConfig } from '../../../src/broker/coordinator/txn/txn-config.js';
+import {
+  TransactionCoordinator,
+  type TxnMarker,
+  type TxnMarkerWriter,
+} from '../../../src/broker/coordinator/txn/txn-coordinator.js';
 import type { TopicPartitionSet } from '../../../src/broker/coordinator/txn/txn-metadata.js';
 
 export const settle = async (): Promise<void> => {

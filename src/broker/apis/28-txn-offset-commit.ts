@@ -1,0 +1,72 @@
+// TxnOffsetCommit (key 28), v0-4: offsets committed inside the producer's transaction. The
+// transaction coordinator first checks that the producer is current and that its open
+// transaction includes the group's __consumer_offsets partition (AddOffsetsToTxn; KIP-890
+// verification); the group coordinator then validates the member/generation (v3+; none =
+// a commit from outside the group) and writes the offsets as a transactional batch. They stay
+// invisible to OffsetFetch until the transaction's COMMIT marker (ABORT drops them). A fenced
+// producer gets INVALID_PRODUCER_EPOCH (this API has no PRODUCER_FENCED).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import {
+  type TxnOffsetCommitRequest,
+  type TxnOffsetCommitResponse,
+  txnOffsetCommitApi,
+} from '../../protocol/messages/generated/txn-offset-commit.js';
+import { CONSUMER_OFFSETS_TOPIC } from '../coordinator/group/broker-group-coordinator.js';
+import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
+import { defineApi } from './api.js';
+
+export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
+  api: txnOffsetCommitApi,
+  minVersion: 0,
+  maxVersion: 4,
+  async handle(ctx, req) {
+    const v = ctx.version;
+    const all = (errorCode: number): TxnOffsetCommitResponse => ({
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      })),
+    });
+    const { txns, groups } = ctx.broker;
+    if (txns === undefined || groups === undefined) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (req.groupId === '') return all(ErrorCode.INVALID_GROUP_ID);
+    const gc = groups.coordinator;
+    const availability = gc.availability(req.groupId);
+    if (availability !== ErrorCode.NONE) return all(availability);
+    const verified = await txns.coordinator.verify(req.transactionalId, req.producerId, req.producerEpoch, [
+      { topic: CONSUMER_OFFSETS_TOPIC, partitions: [gc.partitionFor(req.groupId)] },
+    ]);
+    if (verified !== ErrorCode.NONE) return all(producerFencedFor(verified, false));
+    const results = await gc.commitTransactionalOffsets(
+      {
+        groupId: req.groupId,
+        generationId: v >= 3 ? req.generationId : -1,
+        memberId: v >= 3 ? req.memberId : '',
+        groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+        retentionTimeMs: -1,
+        topics: req.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partition: p.partitionIndex,
+            offset: p.committedOffset,
+            leaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
+            metadata: p.committedMetadata,
+          })),
+        })),
+      },
+      { producerId: req.producerId, producerEpoch: req.producerEpoch },
+    );
+    return {
+      throttleTimeMs: 0,
+      topics: results.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partition,
+          errorCode: producerFencedFor(p.errorCode, false),
+        })),
+      })),
+    };
+  },
+});
