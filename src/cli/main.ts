@@ -10,7 +10,8 @@ Commands:
   start     run a broker (samsa start --help)
   topics    create, delete, list, describe topics (samsa topics --help)
   produce   send lines of stdin as records (samsa produce --help)
-  perf      producer benchmark: samsa perf produce --help
+  consume   print records (samsa consume --help)
+  perf      benchmarks: samsa perf produce --help, samsa perf consume --help
 `;
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -20,7 +21,10 @@ async function main(argv: readonly string[]): Promise<number> {
       await runStart(rest);
       return -1; // keeps running until a signal
     case 'perf':
+      if (rest[0] === 'consume') return (await import('./commands/perf-consume.js')).runPerfConsume(rest.slice(1));
       return (await import('./commands/perf-produce.js')).runPerf(rest);
+    case 'consume':
+      return (await import('./commands/consume.js')).runConsume(rest);
     case 'produce':
       return (await import('./commands/produce.js')).runProduce(rest);
     case 'topics':

@@ -7,7 +7,7 @@
 // and JoinGroup/SyncGroup round trips run in the background between polls.
 import { BrokerPool } from '../broker-pool.js';
 import { Coordinators } from '../coordinator.js';
-import { ClientClosedError, ConfigError, IllegalStateError } from '../errors.js';
+import { ClientClosedError, ConfigError, IllegalStateError, RequestTimeoutError } from '../errors.js';
 import { Metadata } from '../metadata.js';
 import { type ConsumerOptions, type Deserializer, type ResolvedConsumerOptions, resolveConsumerOptions } from './consumer-config.js';
 import { WakeupError } from './consumer-errors.js';
@@ -244,7 +244,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       this.#positions.update();
       this.#positions.takeError();
       const left = deadline - Date.now();
-      if (left <= 0) throw new IllegalStateError(`no position for ${tp.topic}-${tp.partition} within the timeout`);
+      if (left <= 0) throw new RequestTimeoutError(`no position for ${tp.topic}-${tp.partition} within the timeout`);
       await this.#wait(Math.min(left, 100));
     }
     return s.position!;
@@ -308,6 +308,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       listOffsets(this.#pool, this.#metadata, partitions.map((p) => ({ ...p, timestamp: ts })), this.options.isolationLevel, timeoutMs ?? this.options.defaultApiTimeoutMs),
     );
     return partitions.map((p) => res.get(`${p.topic}\u0000${p.partition}`)?.offset ?? -1n);
+  }
+
+  /** The topic's partitions and their leaders (waits for metadata; auto-creates if allowed). */
+  async partitionsFor(topic: string, opts: { timeoutMs?: number } = {}): Promise<{ topic: string; partition: number; leader: number }[]> {
+    this.#ensureOpen();
+    const t = await this.#wakeable(this.#metadata.waitForTopic(topic, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
+    if (t === null) throw new RequestTimeoutError(`no metadata for topic ${topic} within the timeout`);
+    return t.partitions.map((p) => ({ topic, partition: p.partition, leader: p.leader }));
   }
 
   // ---- flow control -------------------------------------------------------------------------
