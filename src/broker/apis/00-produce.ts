@@ -16,7 +16,7 @@ import {
 } from '../../protocol/messages/generated/produce.js';
 import type { AppendResult } from '../../storage/index.js';
 import { CloseConnection, NO_RESPONSE, defineApi } from './api.js';
-import { checkProducedRecords } from './produce-checks.js';
+import { checkNotInternalTopic, checkProducedRecords } from './produce-checks.js';
 import type { BrokerServices } from './services.js';
 
 const FIRST_IMPLEMENTED_VERSION = 3;
@@ -84,6 +84,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
         }
         try {
           checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
+          checkNotInternalTopic(topic.name, ctx.header.clientId);
           results.push(partition.appendAsLeader(pd.records!, acks, minIsr).then((r) => partitionResult(pd.index, r), fail));
         } catch (e) {
           results.push(fail(e));
