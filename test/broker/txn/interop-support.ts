@@ -1,0 +1,177 @@
+// Helpers for the transaction interop tests (test/interop/txn-*.test.ts): Python scripts run
+// with Debian's confluent-kafka (librdkafka 2.0.2), kcat reads with either isolation level,
+// and a raw ListOffsets for the LSO of a broker in another process.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { listOffsetsApi } from '../../../src/protocol/messages/generated/list-offsets.js';
+import { exec } from '../../interop/support/exec.js';
+import { RawClient } from '../support/raw-client.js';
+
+/** A child process whose stdout lines are collected; `waitLine` resolves on a matching one. */
+export class Proc {
+  readonly lines: string[] = [];
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  #buf = '';
+  #waiters: Array<() => void> = [];
+
+  constructor(readonly child: ChildProcess) {
+    child.stdout?.on('data', (d: Buffer) => {
+      this.#buf += d.toString();
+      let nl = this.#buf.indexOf('\n');
+      while (nl >= 0) {
+        this.lines.push(this.#buf.slice(0, nl));
+        this.#buf = this.#buf.slice(nl + 1);
+        nl = this.#buf.indexOf('\n');
+      }
+      for (const w of this.#waiters.splice(0)) w();
+    });
+    child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((r) =>
+      child.once('exit', (code) => {
+        for (const w of this.#waiters.splice(0)) w();
+        r(code);
+      }),
+    );
+  }
+
+  static python(script: string, args: readonly (string | number)[]): Proc {
+    return new Proc(
+      spawn('/usr/bin/python3', ['-u', '-c', script, ...args.map(String)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async waitLine(pred: (line: string) => boolean, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.lines.find(pred);
+      if (found !== undefined) return found;
+      if (!this.running)
+        throw new Error(
+          `process exited without the expected line:\n${this.lines.join('\n')}\n${this.stderr}`,
+        );
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`timed out waiting for a line:\n${this.lines.join('\n')}\n${this.stderr}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, left);
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.running) this.child.kill(signal);
+    await this.exited;
+  }
+}
+
+/** Runs a Python script to completion and returns its stdout lines (fails on a non-zero exit). */
+export async function runPython(
+  script: string,
+  args: readonly (string | number)[],
+  timeoutMs = 60_000,
+): Promise<string[]> {
+  const r = await exec('/usr/bin/python3', ['-c', script, ...args.map(String)], { timeoutMs });
+  assert.equal(r.code, 0, `python failed:\n${r.stdout.toString()}\n${r.stderr}`);
+  return r.stdout
+    .toString()
+    .split('\n')
+    .filter((l) => l !== '');
+}
+
+export interface ReadRecord {
+  partition: number;
+  offset: number;
+  key: string;
+  value: string;
+}
+
+/** Every record of `topic` up to the end (the LSO under read_committed), read by kcat. */
+export async function kcatRead(
+  bootstrap: string,
+  topic: string,
+  isolation: 'read_committed' | 'read_uncommitted',
+): Promise<ReadRecord[]> {
+  const r = await exec(
+    'kcat',
+    [
+      '-b',
+      bootstrap,
+      '-C',
+      '-t',
+      topic,
+      '-e',
+      '-q',
+      '-X',
+      `isolation.level=${isolation}`,
+      '-f',
+      '%p %o %k %s\\n',
+    ],
+    {
+      timeoutMs: 30_000,
+    },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout
+    .toString()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const [p, o, k, ...v] = l.split(' ');
+      return { partition: Number(p), offset: Number(o), key: k ?? '', value: v.join(' ') };
+    });
+}
+
+/** ListOffsets latest for one partition, under read_uncommitted (HW) and read_committed (LSO). */
+export async function latestOffsets(
+  port: number,
+  topic: string,
+  partition: number,
+): Promise<{ hw: bigint; lso: bigint }> {
+  const c = await RawClient.connect(port);
+  try {
+    const ask = async (isolationLevel: number): Promise<bigint> => {
+      const res = await c.request(listOffsetsApi, 5, {
+        replicaId: -1,
+        isolationLevel,
+        topics: [
+          {
+            name: topic,
+            partitions: [
+              { partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 },
+            ],
+          },
+        ],
+        timeoutMs: 1000,
+      });
+      const p = res.topics[0]?.partitions[0];
+      assert.equal(p?.errorCode, 0);
+      return p.offset;
+    };
+    return { hw: await ask(0), lso: await ask(1) };
+  } finally {
+    c.close();
+  }
+}
+
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
