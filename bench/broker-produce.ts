@@ -26,7 +26,11 @@ interface ProduceResult {
 }
 
 function tool(args: string[]): { phase: string } & Partial<ProduceResult> {
-  const out = execFileSync(TOOL, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 300_000 });
+  const out = execFileSync(TOOL, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 300_000,
+  });
   return JSON.parse(out.trim().split('\n').at(-1)!);
 }
 
@@ -40,9 +44,13 @@ function procStats(pid: number): { cpu: number; rss: number; hwm: number } {
 }
 
 async function startBroker(dataDir: string, port: number): Promise<number> {
-  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['dist/src/cli/main.js', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -54,7 +62,8 @@ async function startBroker(dataDir: string, port: number): Promise<number> {
   return child.pid!;
 }
 
-const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const fmt = (n: number, d = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 async function main(): Promise<void> {
   if (!existsSync('dist/src/cli/main.js')) throw new Error('run `npm run build` first');
@@ -84,16 +93,22 @@ async function main(): Promise<void> {
         const t0 = procStats(pid);
         const c = tool(['consume', bootstrap, topic, String(count)]) as ProduceResult;
         const t1 = procStats(pid);
-        rows.push(`| consume ${fmt(c.records ?? 0)} × ${size} B | ${fmt((c.records ?? 0) / c.seconds)} | ${fmt(((c.records ?? 0) * size) / 1e6 / c.seconds, 1)} | – | ${fmt(((t1.cpu - t0.cpu) * 1000) / mb, 1)} | – | – |`);
+        rows.push(
+          `| consume ${fmt(c.records ?? 0)} × ${size} B | ${fmt((c.records ?? 0) / c.seconds)} | ${fmt(((c.records ?? 0) * size) / 1e6 / c.seconds, 1)} | – | ${fmt(((t1.cpu - t0.cpu) * 1000) / mb, 1)} | – | – |`,
+        );
       }
     }
   }
   const end = procStats(pid);
   process.kill(pid, 'SIGTERM');
-  console.log('| scenario | records/s | MB/s | latency p50 / p99 ms | broker CPU ms per MB | rdkafka_mock records/s | ratio |');
+  console.log(
+    '| scenario | records/s | MB/s | latency p50 / p99 ms | broker CPU ms per MB | rdkafka_mock records/s | ratio |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) console.log(r);
-  console.log(`\nbroker RSS idle after start: ${fmt(idle.rss)} MB; peak (VmHWM) over the run: ${fmt(end.hwm)} MB`);
+  console.log(
+    `\nbroker RSS idle after start: ${fmt(idle.rss)} MB; peak (VmHWM) over the run: ${fmt(end.hwm)} MB`,
+  );
 }
 
 main().catch((e: unknown) => {

@@ -6,8 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { LogManager } from '../storage/index.js';
-import { ALL_HANDLERS } from './apis/index.js';
 import { Dispatcher } from './apis/dispatcher.js';
+import { ALL_HANDLERS } from './apis/index.js';
 import { ApiRegistry } from './apis/registry.js';
 import type { BrokerServices } from './apis/services.js';
 import { type BrokerConfig, type BrokerConfigInput, loadBrokerConfig } from './config/broker-config.js';
@@ -62,7 +62,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     clusterId: image.clusterId,
     checkpointIntervalMs: config.logFlushOffsetCheckpointIntervalMs,
     retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
-    onError: (error, context) => logger.log('error', 'storage background task failed', { context, error: error.message }),
+    onError: (error, context) =>
+      logger.log('error', 'storage background task failed', { context, error: error.message }),
   });
   const replicas = new ReplicaManager(logs, image, configs, config.nodeId, logger);
   const controller = new Controller(store, image, config, logger);

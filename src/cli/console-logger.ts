@@ -10,7 +10,10 @@ export function consoleLogger(minLevel: LogLevel = 'info'): Logger {
       if (ORDER[level] < ORDER[minLevel]) return;
       const extra = fields
         ? Object.entries(fields)
-            .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x))}`)
+            .map(
+              ([k, v]) =>
+                ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x))}`,
+            )
             .join('')
         : '';
       process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}${extra}\n`);

@@ -22,7 +22,8 @@ export class UsageError extends Error {}
 
 function parseIntFlag(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} expects a non-negative integer, got ${JSON.stringify(v)}`);
+  if (!/^\d+$/.test(v))
+    throw new UsageError(`--${name} expects a non-negative integer, got ${JSON.stringify(v)}`);
   return Number(v);
 }
 

@@ -6,16 +6,40 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, buildBrokerConfig, loadBrokerConfig, parseListener } from '../../src/broker/config/broker-config.js';
+import {
+  buildBrokerConfig,
+  ConfigError,
+  loadBrokerConfig,
+  parseListener,
+} from '../../src/broker/config/broker-config.js';
 import { ConfigSource } from '../../src/broker/config/config-def.js';
 import { ConfigResolver } from '../../src/broker/config/config-resolver.js';
 import { parseProperties } from '../../src/broker/config/properties.js';
 
 test('properties: separators, comments, continuations, escapes', () => {
   const p = parseProperties(
-    ['# comment', '! also comment', 'a=1', 'b : two', 'c three', '  d=x\\', '   y', 'e=tab\\tand\\u0041', 'empty=', 'f\\=g=h'].join('\n'),
+    [
+      '# comment',
+      '! also comment',
+      'a=1',
+      'b : two',
+      'c three',
+      '  d=x\\',
+      '   y',
+      'e=tab\\tand\\u0041',
+      'empty=',
+      'f\\=g=h',
+    ].join('\n'),
   );
-  assert.deepEqual(Object.fromEntries(p), { a: '1', b: 'two', c: 'three', d: 'xy', e: 'tab\tandA', empty: '', 'f=g': 'h' });
+  assert.deepEqual(Object.fromEntries(p), {
+    a: '1',
+    b: 'two',
+    c: 'three',
+    d: 'xy',
+    e: 'tab\tandA',
+    empty: '',
+    'f=g': 'h',
+  });
 });
 
 test('defaults are the embedded ones: 127.0.0.1:9092, ./data, node 1', () => {
@@ -33,7 +57,10 @@ test('a server.properties file is read and flags override it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'samsa-cfg-'));
   try {
     const file = join(dir, 'server.properties');
-    await writeFile(file, 'node.id=7\nlisteners=PLAINTEXT://0.0.0.0:9999\nlog.dirs=/a,/b\nnum.partitions=3\nsome.unknown.key=kept\n');
+    await writeFile(
+      file,
+      'node.id=7\nlisteners=PLAINTEXT://0.0.0.0:9999\nlog.dirs=/a,/b\nnum.partitions=3\nsome.unknown.key=kept\n',
+    );
     const fromFile = loadBrokerConfig({ configFile: file });
     assert.equal(fromFile.nodeId, 7);
     assert.equal(fromFile.host, '0.0.0.0');
@@ -41,7 +68,13 @@ test('a server.properties file is read and flags override it', async () => {
     assert.deepEqual(fromFile.logDirs, ['/a', '/b']);
     assert.equal(fromFile.numPartitions, 3);
     assert.equal(fromFile.props.get('some.unknown.key'), 'kept');
-    const flagged = loadBrokerConfig({ configFile: file, port: 0, nodeId: 2, dataDir: '/c', overrides: { 'num.partitions': 5 } });
+    const flagged = loadBrokerConfig({
+      configFile: file,
+      port: 0,
+      nodeId: 2,
+      dataDir: '/c',
+      overrides: { 'num.partitions': 5 },
+    });
     assert.equal(flagged.port, 0);
     assert.equal(flagged.host, '0.0.0.0');
     assert.equal(flagged.nodeId, 2);
@@ -53,7 +86,11 @@ test('a server.properties file is read and flags override it', async () => {
 });
 
 test('invalid values are rejected with Kafka-style messages', () => {
-  assert.throws(() => loadBrokerConfig({ overrides: { 'num.partitions': 0 } }), (e: unknown) => e instanceof ConfigError && /num\.partitions/.test(e.message) && /at least 1/.test(e.message));
+  assert.throws(
+    () => loadBrokerConfig({ overrides: { 'num.partitions': 0 } }),
+    (e: unknown) =>
+      e instanceof ConfigError && /num\.partitions/.test(e.message) && /at least 1/.test(e.message),
+  );
   assert.throws(() => loadBrokerConfig({ overrides: { 'auto.create.topics.enable': 'yes' } }), ConfigError);
   assert.throws(() => loadBrokerConfig({ overrides: { 'message.max.bytes': '12x' } }), ConfigError);
   assert.throws(() => loadBrokerConfig({ overrides: { listeners: 'nonsense' } }), ConfigError);
@@ -66,7 +103,12 @@ test('listener parsing: IPv6 and empty host', () => {
 });
 
 test('topic config resolution: override > dynamic broker > dynamic default > static > default', () => {
-  const staticProps = buildBrokerConfig(new Map([['log.retention.hours', '24'], ['log.segment.bytes', '1000']])).props;
+  const staticProps = buildBrokerConfig(
+    new Map([
+      ['log.retention.hours', '24'],
+      ['log.segment.bytes', '1000'],
+    ]),
+  ).props;
   let dynamic = { cluster: {} as Record<string, string>, broker: {} as Record<string, string> };
   const r = new ConfigResolver(staticProps, () => dynamic);
   assert.equal(r.topicValue('retention.ms', {}), String(24 * 3600_000));

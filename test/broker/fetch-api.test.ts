@@ -23,10 +23,20 @@ before(async () => {
   broker = await startTestBroker();
   c = await RawClient.connect(broker.port);
   assert.equal(await createTopic(c, 'f', 2), 0);
-  const md = await c.request(metadataApi, 12, { topics: [{ topicId: ZERO, name: 'f' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const md = await c.request(metadataApi, 12, {
+    topics: [{ topicId: ZERO, name: 'f' }],
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
   topicId = md.topics[0]!.topicId;
   for (let i = 0; i < 5; i++) {
-    const batch = encodeRecordBatchSync(Array.from({ length: 10 }, (_, j) => ({ value: Buffer.alloc(100, i * 10 + j), timestamp: T0 + BigInt(1000 * (i + 1) + j) })));
+    const batch = encodeRecordBatchSync(
+      Array.from({ length: 10 }, (_, j) => ({
+        value: Buffer.alloc(100, i * 10 + j),
+        timestamp: T0 + BigInt(1000 * (i + 1) + j),
+      })),
+    );
     assert.equal((await produce(c, 'f', 0, batch)).errorCode, 0);
   }
 });
@@ -35,7 +45,11 @@ after(async () => {
   await broker.close();
 });
 
-function fetchReq(partitions: { p: number; offset: bigint; max?: number; epoch?: number }[], opts: Partial<FetchRequest> = {}, byId = false): FetchRequest {
+function fetchReq(
+  partitions: { p: number; offset: bigint; max?: number; epoch?: number }[],
+  opts: Partial<FetchRequest> = {},
+  byId = false,
+): FetchRequest {
   return {
     clusterId: null,
     replicaId: -1,
@@ -50,7 +64,15 @@ function fetchReq(partitions: { p: number; offset: bigint; max?: number; epoch?:
       {
         topic: byId ? '' : 'f',
         topicId: byId ? topicId : ZERO,
-        partitions: partitions.map((x) => ({ partition: x.p, currentLeaderEpoch: x.epoch ?? -1, fetchOffset: x.offset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: x.max ?? 1 << 20, replicaDirectoryId: ZERO })),
+        partitions: partitions.map((x) => ({
+          partition: x.p,
+          currentLeaderEpoch: x.epoch ?? -1,
+          fetchOffset: x.offset,
+          lastFetchedEpoch: -1,
+          logStartOffset: -1n,
+          partitionMaxBytes: x.max ?? 1 << 20,
+          replicaDirectoryId: ZERO,
+        })),
       },
     ],
     forgottenTopicsData: [],
@@ -61,9 +83,24 @@ function fetchReq(partitions: { p: number; offset: bigint; max?: number; epoch?:
 
 test('every requested partition is answered, with HW, LSO and log start', async () => {
   for (const v of [4, 7, 11, 12]) {
-    const r = await c.request(fetchApi, v, fetchReq([{ p: 0, offset: 0n }, { p: 1, offset: 0n }, { p: 9, offset: 0n }]));
+    const r = await c.request(
+      fetchApi,
+      v,
+      fetchReq([
+        { p: 0, offset: 0n },
+        { p: 1, offset: 0n },
+        { p: 9, offset: 0n },
+      ]),
+    );
     const ps = r.responses[0]!.partitions;
-    assert.deepEqual(ps.map((p) => [p.partitionIndex, p.errorCode]), [[0, 0], [1, 0], [9, 3]]);
+    assert.deepEqual(
+      ps.map((p) => [p.partitionIndex, p.errorCode]),
+      [
+        [0, 0],
+        [1, 0],
+        [9, 3],
+      ],
+    );
     assert.equal(ps[0]!.highWatermark, 50n);
     assert.equal(ps[0]!.lastStableOffset, 50n);
     assert.equal(ps[1]!.highWatermark, 0n);
@@ -76,7 +113,17 @@ test('the first batch comes whole even above the byte limits; later ones respect
   const r = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n, max: 10 }], { maxBytes: 10 }));
   const recs = r.responses[0]!.partitions[0]!.records!;
   assert.equal(recs.readInt32BE(8) + 12, recs.length, 'exactly one whole batch');
-  const two = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n, max: 10 }, { p: 1, offset: 0n }], { maxBytes: 10 }));
+  const two = await c.request(
+    fetchApi,
+    11,
+    fetchReq(
+      [
+        { p: 0, offset: 0n, max: 10 },
+        { p: 1, offset: 0n },
+      ],
+      { maxBytes: 10 },
+    ),
+  );
   assert.equal(two.responses[0]!.partitions[1]!.records!.length, 0);
 });
 
@@ -91,23 +138,48 @@ test('v13 names topics by id; unknown ids get UNKNOWN_TOPIC_ID', async () => {
 });
 
 test('sessions: (0,0) and (0,-1) are sessionless full fetches; anything else is FETCH_SESSION_ID_NOT_FOUND', async () => {
-  assert.equal((await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionEpoch: 0 }))).errorCode, 0);
-  assert.equal((await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionId: 123, sessionEpoch: 1 }))).errorCode, 70);
+  assert.equal(
+    (await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionEpoch: 0 }))).errorCode,
+    0,
+  );
+  assert.equal(
+    (await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionId: 123, sessionEpoch: 1 })))
+      .errorCode,
+    70,
+  );
 });
 
 test('out of range offsets and fenced epochs are per-partition errors', async () => {
-  const r = await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 99n }, { p: 1, offset: 0n, epoch: 5 }]));
-  assert.deepEqual(r.responses[0]!.partitions.map((p) => p.errorCode), [1, 75]);
+  const r = await c.request(
+    fetchApi,
+    12,
+    fetchReq([
+      { p: 0, offset: 99n },
+      { p: 1, offset: 0n, epoch: 5 },
+    ]),
+  );
+  assert.deepEqual(
+    r.responses[0]!.partitions.map((p) => p.errorCode),
+    [1, 75],
+  );
 });
 
 test('long poll: parks until an append wakes it, or until MaxWaitMs', async () => {
   const t0 = Date.now();
-  const empty = await c.request(fetchApi, 11, fetchReq([{ p: 1, offset: 0n }], { maxWaitMs: 300, minBytes: 1 }));
+  const empty = await c.request(
+    fetchApi,
+    11,
+    fetchReq([{ p: 1, offset: 0n }], { maxWaitMs: 300, minBytes: 1 }),
+  );
   assert.ok(Date.now() - t0 >= 250, 'waited for MaxWaitMs');
   assert.equal(empty.responses[0]!.partitions[0]!.records!.length, 0);
   const other = await RawClient.connect(broker.port);
   const t1 = Date.now();
-  const pending = other.request(fetchApi, 11, fetchReq([{ p: 1, offset: 0n }], { maxWaitMs: 10_000, minBytes: 1 }));
+  const pending = other.request(
+    fetchApi,
+    11,
+    fetchReq([{ p: 1, offset: 0n }], { maxWaitMs: 10_000, minBytes: 1 }),
+  );
   await new Promise((r) => setTimeout(r, 100));
   await produce(c, 'f', 1, encodeRecordBatchSync([{ value: Buffer.from('wake') }]));
   const woke = await pending;
@@ -125,7 +197,17 @@ test('read_committed fetches carry an (empty) aborted-transaction list; read_unc
 
 test('ListOffsets: earliest, latest, by timestamp, max timestamp; v0 old-style offsets', async () => {
   const q = async (v: number, timestamp: bigint) => {
-    const r = await c.request(listOffsetsApi, v, { replicaId: -1, isolationLevel: 1, timeoutMs: 1000, topics: [{ name: 'f', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }] });
+    const r = await c.request(listOffsetsApi, v, {
+      replicaId: -1,
+      isolationLevel: 1,
+      timeoutMs: 1000,
+      topics: [
+        {
+          name: 'f',
+          partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }],
+        },
+      ],
+    });
     return r.topics[0]!.partitions[0]!;
   };
   assert.equal((await q(1, -2n)).offset, 0n);
@@ -142,15 +224,34 @@ test('ListOffsets: earliest, latest, by timestamp, max timestamp; v0 old-style o
 
 test('DeleteRecords moves the log start; beyond the HW is OFFSET_OUT_OF_RANGE; OffsetForLeaderEpoch', async () => {
   const del = async (offset: bigint) =>
-    (await c.request(deleteRecordsApi, 2, { timeoutMs: 1000, topics: [{ name: 'f', partitions: [{ partitionIndex: 0, offset }] }] })).topics[0]!.partitions[0]!;
+    (
+      await c.request(deleteRecordsApi, 2, {
+        timeoutMs: 1000,
+        topics: [{ name: 'f', partitions: [{ partitionIndex: 0, offset }] }],
+      })
+    ).topics[0]!.partitions[0]!;
   assert.deepEqual(await del(20n), { partitionIndex: 0, lowWatermark: 20n, errorCode: 0 });
   assert.equal((await del(999n)).errorCode, 1);
   const r = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n }]));
   assert.equal(r.responses[0]!.partitions[0]!.errorCode, 1, 'below the log start');
   assert.equal(r.responses[0]!.partitions[0]!.logStartOffset, 20n);
-  const e = await c.request(offsetForLeaderEpochApi, 4, { replicaId: -1, topics: [{ topic: 'f', partitions: [{ partition: 0, currentLeaderEpoch: 0, leaderEpoch: 0 }, { partition: 0, currentLeaderEpoch: 3, leaderEpoch: 0 }] }] });
-  assert.deepEqual(e.topics[0]!.partitions.map((p) => [p.errorCode, p.leaderEpoch, p.endOffset]), [
-    [0, 0, 50n],
-    [75, -1, -1n],
-  ]);
+  const e = await c.request(offsetForLeaderEpochApi, 4, {
+    replicaId: -1,
+    topics: [
+      {
+        topic: 'f',
+        partitions: [
+          { partition: 0, currentLeaderEpoch: 0, leaderEpoch: 0 },
+          { partition: 0, currentLeaderEpoch: 3, leaderEpoch: 0 },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(
+    e.topics[0]!.partitions.map((p) => [p.errorCode, p.leaderEpoch, p.endOffset]),
+    [
+      [0, 0, 50n],
+      [75, -1, -1n],
+    ],
+  );
 });

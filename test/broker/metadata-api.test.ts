@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
-import { metadataApi, type MetadataRequest } from '../../src/protocol/messages/generated/metadata.js';
+import { type MetadataRequest, metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from './support/raw-client.js';
 import { createTopic } from './support/wire.js';
@@ -33,7 +33,10 @@ const named = (...names: string[]) => names.map((name) => ({ topicId: ZERO, name
 
 test('ApiVersions v0-v3 advertise the registry, with the CLIENTS.md §3.7 versions in range', async () => {
   for (const v of [0, 1, 2, 3]) {
-    const r = await c.request(apiVersionsApi, v, { clientSoftwareName: 'samsa-test', clientSoftwareVersion: '1' });
+    const r = await c.request(apiVersionsApi, v, {
+      clientSoftwareName: 'samsa-test',
+      clientSoftwareVersion: '1',
+    });
     assert.equal(r.errorCode, 0);
     const m = new Map(r.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion] as const]));
     const has = (key: number, version: number) => {
@@ -54,23 +57,32 @@ test('ApiVersions v0-v3 advertise the registry, with the CLIENTS.md §3.7 versio
     has(22, 0);
     assert.deepEqual(m.get(18), [0, 3]);
   }
-  const bad = await c.request(apiVersionsApi, 3, { clientSoftwareName: '-bad name', clientSoftwareVersion: '1' });
+  const bad = await c.request(apiVersionsApi, 3, {
+    clientSoftwareName: '-bad name',
+    clientSoftwareVersion: '1',
+  });
   assert.equal(bad.errorCode, 42);
 });
 
 test('Metadata: brokers and controller are consistent; v0 empty list = all, v1 empty = none', async () => {
   for (const v of [0, 1, 4, 7, 9, 10, 12]) {
     const r = await c.request(metadataApi, v, req(v === 0 ? [] : null));
-    assert.deepEqual(r.brokers.map((b) => [b.nodeId, b.host, b.port]), [[broker.nodeId, broker.host, broker.port]]);
+    assert.deepEqual(
+      r.brokers.map((b) => [b.nodeId, b.host, b.port]),
+      [[broker.nodeId, broker.host, broker.port]],
+    );
     if (v >= 1) assert.equal(r.controllerId, broker.nodeId);
     if (v >= 2) assert.equal(r.clusterId, broker.clusterId);
     const a = r.topics.find((t) => t.name === 'md-a');
     assert.ok(a, `v${v} lists md-a`);
     assert.equal(a.partitions.length, 2);
-    assert.deepEqual(a.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes]), [
-      [0, 1, [1], [1]],
-      [1, 1, [1], [1]],
-    ]);
+    assert.deepEqual(
+      a.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes]),
+      [
+        [0, 1, [1], [1]],
+        [1, 1, [1], [1]],
+      ],
+    );
     if (v >= 10) assert.notEqual(a.topicId, ZERO);
     if (v >= 7) assert.equal(a.partitions[0]!.leaderEpoch, 0);
   }
@@ -92,14 +104,22 @@ test('Metadata: auto-creation honours the request flag (v4+), invalid names and 
   const id = withId.topics[0]!.topicId;
   const byId = await c.request(metadataApi, 12, req([{ topicId: id, name: null }]));
   assert.equal(byId.topics[0]!.name, 'md-a');
-  const unknownId = await c.request(metadataApi, 12, req([{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', name: null }]));
+  const unknownId = await c.request(
+    metadataApi,
+    12,
+    req([{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', name: null }]),
+  );
   assert.equal(unknownId.topics[0]!.errorCode, 100);
 });
 
 test('Metadata v8+: authorized operations only when asked', async () => {
   const no = await c.request(metadataApi, 8, req(named('md-a')));
   assert.equal(no.topics[0]!.topicAuthorizedOperations, -2147483648);
-  const yes = await c.request(metadataApi, 8, { ...req(named('md-a')), includeTopicAuthorizedOperations: true, includeClusterAuthorizedOperations: true });
+  const yes = await c.request(metadataApi, 8, {
+    ...req(named('md-a')),
+    includeTopicAuthorizedOperations: true,
+    includeClusterAuthorizedOperations: true,
+  });
   assert.ok(yes.topics[0]!.topicAuthorizedOperations > 0);
   assert.ok(yes.clusterAuthorizedOperations > 0);
 });

@@ -61,7 +61,10 @@ function stub(pipeline: boolean, gate?: Promise<void>): Stub {
   return s;
 }
 
-async function serve(handler: RequestHandler, opts: Partial<{ max: number; budget: number; idle: number }> = {}): Promise<SocketServer> {
+async function serve(
+  handler: RequestHandler,
+  opts: Partial<{ max: number; budget: number; idle: number }> = {},
+): Promise<SocketServer> {
   const s = new SocketServer({
     host: '127.0.0.1',
     port: 0,
@@ -193,20 +196,25 @@ test('two thousand concurrent connections are all served', async () => {
   const s = await serve(stub(false));
   const n = 2000;
   const results = await Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      new Promise<number>((resolve, reject) => {
-        const sock = connect({ port: s.port, host: '127.0.0.1' }, () => sock.write(frame(0, 0, i)));
-        let got = Buffer.alloc(0);
-        sock.on('data', (d: Buffer) => {
-          got = Buffer.concat([got, d]);
-          if (got.length >= 8) {
-            sock.destroy();
-            resolve(got.readInt32BE(4));
-          }
-        });
-        sock.on('error', reject);
-      }),
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise<number>((resolve, reject) => {
+          const sock = connect({ port: s.port, host: '127.0.0.1' }, () => sock.write(frame(0, 0, i)));
+          let got = Buffer.alloc(0);
+          sock.on('data', (d: Buffer) => {
+            got = Buffer.concat([got, d]);
+            if (got.length >= 8) {
+              sock.destroy();
+              resolve(got.readInt32BE(4));
+            }
+          });
+          sock.on('error', reject);
+        }),
     ),
   );
-  assert.deepEqual(results, Array.from({ length: n }, (_, i) => i));
+  assert.deepEqual(
+    results,
+    Array.from({ length: n }, (_, i) => i),
+  );
 });

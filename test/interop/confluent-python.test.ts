@@ -2,8 +2,8 @@
 // with acks=all and keys/headers per codec, consumer with assign() (no group), all verified.
 
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { exec } from './support/exec.js';
 
@@ -18,11 +18,21 @@ after(async () => {
 });
 
 for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
-  test(`confluent-kafka-python produce + assign/consume round trip, ${codec}`, { timeout: 90_000 }, async () => {
+  test(`confluent-kafka-python produce + assign/consume round trip, ${codec}`, {
+    timeout: 90_000,
+  }, async () => {
     const n = 20_000;
-    const r = await exec('/usr/bin/python3', [SCRIPT, broker.bootstrap, `py-${codec}`, String(n), codec], { timeoutMs: 80_000 });
+    const r = await exec('/usr/bin/python3', [SCRIPT, broker.bootstrap, `py-${codec}`, String(n), codec], {
+      timeoutMs: 80_000,
+    });
     assert.equal(r.code, 0, r.stderr);
-    const summary = JSON.parse(r.stdout.toString()) as { unflushed: number; delivery_errors: string[]; consumed: number; distinct_ok: boolean; bad: string[] };
+    const summary = JSON.parse(r.stdout.toString()) as {
+      unflushed: number;
+      delivery_errors: string[];
+      consumed: number;
+      distinct_ok: boolean;
+      bad: string[];
+    };
     assert.deepEqual(summary, { unflushed: 0, delivery_errors: [], consumed: n, distinct_ok: true, bad: [] });
   });
 }

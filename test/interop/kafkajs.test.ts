@@ -27,16 +27,28 @@ after(async () => {
 });
 
 test('admin: create (with configs, validate-only), list, metadata, partitions, delete', async () => {
-  assert.equal(await admin.createTopics({ topics: [{ topic: 'js-validate', numPartitions: 2 }], validateOnly: true, waitForLeaders: false }), true);
+  assert.equal(
+    await admin.createTopics({
+      topics: [{ topic: 'js-validate', numPartitions: 2 }],
+      validateOnly: true,
+      waitForLeaders: false,
+    }),
+    true,
+  );
   assert.ok(!(await admin.listTopics()).includes('js-validate'), 'validate-only created nothing');
   const created = await admin.createTopics({
-    topics: [{ topic: 'js-a', numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '3600000' }] }],
+    topics: [
+      { topic: 'js-a', numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+    ],
   });
   assert.equal(created, true);
   assert.equal(await admin.createTopics({ topics: [{ topic: 'js-a' }] }), false, 'already exists');
   await assert.rejects(
-    admin.createTopics({ topics: [{ topic: 'js-bad', configEntries: [{ name: 'retention.ms', value: 'soon' }] }] }),
-    (e: Error & { errors?: { type: string }[] }) => /INVALID_CONFIG/.test(JSON.stringify(e.errors ?? e.message)) || /Invalid/.test(e.message),
+    admin.createTopics({
+      topics: [{ topic: 'js-bad', configEntries: [{ name: 'retention.ms', value: 'soon' }] }],
+    }),
+    (e: Error & { errors?: { type: string }[] }) =>
+      /INVALID_CONFIG/.test(JSON.stringify(e.errors ?? e.message)) || /Invalid/.test(e.message),
   );
   await assert.rejects(admin.createTopics({ topics: [{ topic: 'bad name!' }] }));
   assert.ok((await admin.listTopics()).includes('js-a'));
@@ -50,25 +62,53 @@ test('admin: create (with configs, validate-only), list, metadata, partitions, d
 });
 
 test('admin: describe and alter topic and broker configs', async () => {
-  await admin.createTopics({ topics: [{ topic: 'js-cfg', configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] });
+  await admin.createTopics({
+    topics: [{ topic: 'js-cfg', configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
+  });
   const d = await admin.describeConfigs({ resources: [{ type: 2, name: 'js-cfg' }], includeSynonyms: true });
   const entries = new Map(d.resources[0]!.configEntries.map((e) => [e.configName, e]));
   assert.equal(entries.get('cleanup.policy')!.configValue, 'compact');
   assert.equal(entries.get('cleanup.policy')!.isDefault, false);
   assert.equal(entries.get('retention.ms')!.configValue, '604800000');
   assert.equal(entries.get('retention.ms')!.isDefault, true);
-  await admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'js-cfg', configEntries: [{ name: 'retention.ms', value: '1000' }] }] });
-  const after1 = await admin.describeConfigs({ resources: [{ type: 2, name: 'js-cfg', configNames: ['retention.ms', 'cleanup.policy'] }], includeSynonyms: false });
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [{ type: 2, name: 'js-cfg', configEntries: [{ name: 'retention.ms', value: '1000' }] }],
+  });
+  const after1 = await admin.describeConfigs({
+    resources: [{ type: 2, name: 'js-cfg', configNames: ['retention.ms', 'cleanup.policy'] }],
+    includeSynonyms: false,
+  });
   const m = new Map(after1.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
   // AlterConfigs replaces the whole set: cleanup.policy returned to its default.
   assert.deepEqual(Object.fromEntries(m), { 'retention.ms': '1000', 'cleanup.policy': 'delete' });
-  await assert.rejects(admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'js-cfg', configEntries: [{ name: 'no.such.config', value: '1' }] }] }));
-  const broker0 = await admin.describeConfigs({ resources: [{ type: 4, name: String(broker.nodeId) }], includeSynonyms: false });
+  await assert.rejects(
+    admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: 2, name: 'js-cfg', configEntries: [{ name: 'no.such.config', value: '1' }] }],
+    }),
+  );
+  const broker0 = await admin.describeConfigs({
+    resources: [{ type: 4, name: String(broker.nodeId) }],
+    includeSynonyms: false,
+  });
   const bm = new Map(broker0.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
   assert.equal(bm.get('num.partitions'), '1');
   assert.equal(bm.get('message.max.bytes'), '1048588');
-  await admin.alterConfigs({ validateOnly: false, resources: [{ type: 4, name: String(broker.nodeId), configEntries: [{ name: 'log.retention.bytes', value: '123456789' }] }] });
-  const t2 = await admin.describeConfigs({ resources: [{ type: 2, name: 'js-cfg', configNames: ['retention.bytes'] }], includeSynonyms: false });
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      {
+        type: 4,
+        name: String(broker.nodeId),
+        configEntries: [{ name: 'log.retention.bytes', value: '123456789' }],
+      },
+    ],
+  });
+  const t2 = await admin.describeConfigs({
+    resources: [{ type: 2, name: 'js-cfg', configNames: ['retention.bytes'] }],
+    includeSynonyms: false,
+  });
   assert.equal(t2.resources[0]!.configEntries[0]!.configValue, '123456789');
 });
 
@@ -76,10 +116,27 @@ test('producer: keys, headers, gzip, acks=all and acks=1, then offsets admin', a
   await admin.createTopics({ topics: [{ topic: 'js-produce', numPartitions: 2 }] });
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
-  const messages = Array.from({ length: 200 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, partition: i % 2, headers: { n: String(i) } }));
-  const res = await producer.send({ topic: 'js-produce', acks: -1, compression: CompressionTypes.GZIP, messages });
-  assert.deepEqual(res.map((r) => r.errorCode), [0, 0]);
-  await producer.send({ topic: 'js-produce', acks: 1, messages: [{ key: 'last', value: 'one', partition: 0 }] });
+  const messages = Array.from({ length: 200 }, (_, i) => ({
+    key: `k${i}`,
+    value: `v${i}`,
+    partition: i % 2,
+    headers: { n: String(i) },
+  }));
+  const res = await producer.send({
+    topic: 'js-produce',
+    acks: -1,
+    compression: CompressionTypes.GZIP,
+    messages,
+  });
+  assert.deepEqual(
+    res.map((r) => r.errorCode),
+    [0, 0],
+  );
+  await producer.send({
+    topic: 'js-produce',
+    acks: 1,
+    messages: [{ key: 'last', value: 'one', partition: 0 }],
+  });
   await producer.disconnect();
   const p0 = await fetchAll(raw, 'js-produce', 0);
   assert.equal(p0.length, 101);
@@ -87,13 +144,10 @@ test('producer: keys, headers, gzip, acks=all and acks=1, then offsets admin', a
   assert.equal(p0[0]!.headers[0]!.value!.toString(), '0');
   assert.equal(p0.at(-1)!.value!.toString(), 'one');
   const offsets = await admin.fetchTopicOffsets('js-produce');
-  assert.deepEqual(
-    offsets.map((o) => [o.partition, o.low, o.high]).sort(),
-    [
-      [0, '0', '101'],
-      [1, '0', '100'],
-    ],
-  );
+  assert.deepEqual(offsets.map((o) => [o.partition, o.low, o.high]).sort(), [
+    [0, '0', '101'],
+    [1, '0', '100'],
+  ]);
   const byTime = await admin.fetchTopicOffsetsByTimestamp('js-produce', Date.now() + 3_600_000);
   assert.ok(byTime.every((o) => o.offset === '-1' || Number(o.offset) >= 100));
   await admin.deleteTopicRecords({ topic: 'js-produce', partitions: [{ partition: 0, offset: '50' }] });
@@ -108,12 +162,18 @@ test('idempotent producer gets a producer id and writes sequenced batches', asyn
   await producer.send({ topic: 'js-idem', acks: -1, messages: [{ value: 'c' }] });
   await producer.disconnect();
   const recs = await fetchAll(raw, 'js-idem', 0);
-  assert.deepEqual(recs.map((r) => r.value!.toString()), ['a', 'b', 'c']);
+  assert.deepEqual(
+    recs.map((r) => r.value!.toString()),
+    ['a', 'b', 'c'],
+  );
 });
 
 test('admin: describeCluster names this broker as controller', async () => {
   const c = await admin.describeCluster();
   assert.equal(c.controller, broker.nodeId);
-  assert.deepEqual(c.brokers.map((b) => [b.nodeId, b.host, b.port]), [[broker.nodeId, broker.host, broker.port]]);
+  assert.deepEqual(
+    c.brokers.map((b) => [b.nodeId, b.host, b.port]),
+    [[broker.nodeId, broker.host, broker.port]],
+  );
   assert.equal(c.clusterId, broker.clusterId);
 });

@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { produceApi } from '../../src/protocol/messages/generated/produce.js';
+import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from '../broker/support/raw-client.js';
 import { exec } from './support/exec.js';
@@ -36,7 +36,10 @@ function messages(codec: string): string {
 }
 
 test('kcat -L lists the broker as controller and the topics', async () => {
-  await exec('kcat', ['-b', broker.bootstrap, '-P', '-t', 'listed-topic'], { input: 'one\n', timeoutMs: 20_000 });
+  await exec('kcat', ['-b', broker.bootstrap, '-P', '-t', 'listed-topic'], {
+    input: 'one\n',
+    timeoutMs: 20_000,
+  });
   const r = await exec('kcat', ['-b', broker.bootstrap, '-L'], { timeoutMs: 20_000 });
   assert.equal(r.code, 0, r.stderr);
   const out = r.stdout.toString();
@@ -51,13 +54,33 @@ for (const [codec, id] of CODECS) {
     const input = messages(codec);
     const p = await exec(
       'kcat',
-      ['-b', broker.bootstrap, '-P', '-t', topic, '-K', '\t', '-z', codec, '-H', 'h1=v1', '-H', 'trace=abc\u00e9', '-X', 'linger.ms=20'],
+      [
+        '-b',
+        broker.bootstrap,
+        '-P',
+        '-t',
+        topic,
+        '-K',
+        '\t',
+        '-z',
+        codec,
+        '-H',
+        'h1=v1',
+        '-H',
+        'trace=abc\u00e9',
+        '-X',
+        'linger.ms=20',
+      ],
       { input, timeoutMs: 90_000 },
     );
     assert.equal(p.code, 0, p.stderr);
-    const c = await exec('kcat', ['-b', broker.bootstrap, '-C', '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%k\t%s\t%h\n'], {
-      timeoutMs: 90_000,
-    });
+    const c = await exec(
+      'kcat',
+      ['-b', broker.bootstrap, '-C', '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%k\t%s\t%h\n'],
+      {
+        timeoutMs: 90_000,
+      },
+    );
     assert.equal(c.code, 0, c.stderr);
     const expected = input
       .trimEnd()
@@ -67,8 +90,14 @@ for (const [codec, id] of CODECS) {
     assert.equal(got.length, N);
     assert.deepEqual(got, expected);
     const batches = await storedBatches(broker.dataDir, topic, 0);
-    assert.equal(batches.reduce((n, b) => n + b.recordCount, 0), N);
-    assert.ok(batches.some((b) => b.codec === id), `some batch in the log uses codec ${codec} (${id}); saw ${[...new Set(batches.map((b) => b.codec))]}`);
+    assert.equal(
+      batches.reduce((n, b) => n + b.recordCount, 0),
+      N,
+    );
+    assert.ok(
+      batches.some((b) => b.codec === id),
+      `some batch in the log uses codec ${codec} (${id}); saw ${[...new Set(batches.map((b) => b.codec))]}`,
+    );
   });
 }
 
@@ -82,7 +111,10 @@ test('kcat -Q finds offsets by timestamp', async () => {
     includeTopicAuthorizedOperations: false,
   });
   for (const ts of [1_000_000, 2_000_000, 3_000_000]) {
-    const batch = encodeRecordBatchSync([{ value: Buffer.from(`at ${ts}`), timestamp: ts }, { value: Buffer.from('same'), timestamp: ts + 1 }]);
+    const batch = encodeRecordBatchSync([
+      { value: Buffer.from(`at ${ts}`), timestamp: ts },
+      { value: Buffer.from('same'), timestamp: ts + 1 },
+    ]);
     const res = await c.request(produceApi, 7, {
       transactionalId: null,
       acks: 1,
@@ -93,7 +125,9 @@ test('kcat -Q finds offsets by timestamp', async () => {
   }
   c.close();
   const q = async (ts: number): Promise<string> => {
-    const r = await exec('kcat', ['-b', broker.bootstrap, '-Q', '-t', `${topic}:0:${ts}`], { timeoutMs: 20_000 });
+    const r = await exec('kcat', ['-b', broker.bootstrap, '-Q', '-t', `${topic}:0:${ts}`], {
+      timeoutMs: 20_000,
+    });
     assert.equal(r.code, 0, r.stderr);
     return r.stdout.toString();
   };

@@ -34,7 +34,12 @@ async function topicId(c: RawClient, name: string): Promise<string> {
 }
 
 async function producerId(c: RawClient): Promise<bigint> {
-  const r = await c.request(initProducerIdApi, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  const r = await c.request(initProducerIdApi, 4, {
+    transactionalId: null,
+    transactionTimeoutMs: 60000,
+    producerId: -1n,
+    producerEpoch: -1,
+  });
   assert.equal(r.errorCode, 0);
   return r.producerId;
 }
@@ -49,10 +54,17 @@ async function retention(c: RawClient): Promise<string | null> {
 }
 
 function batch(from: number, n: number): Buffer {
-  return encodeRecordBatchSync(Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${from + i}`), value: Buffer.from(`value-${from + i}`) })));
+  return encodeRecordBatchSync(
+    Array.from({ length: n }, (_, i) => ({
+      key: Buffer.from(`k${from + i}`),
+      value: Buffer.from(`value-${from + i}`),
+    })),
+  );
 }
 
-test('clean restart and SIGKILL keep data, topic ids, configs and producer ids', { timeout: 120_000 }, async () => {
+test('clean restart and SIGKILL keep data, topic ids, configs and producer ids', {
+  timeout: 120_000,
+}, async () => {
   const args = ['--port', '0', '--data-dir', dir, '--override', 'num.partitions=2'];
   // First life: create, produce, stop with SIGTERM.
   let b = await spawnBroker(args);
@@ -60,7 +72,8 @@ test('clean restart and SIGKILL keep data, topic ids, configs and producer ids',
   assert.equal(await createTopic(c, 'durable', 2, { 'retention.ms': '86400000' }), 0);
   const id = await topicId(c, 'durable');
   const pid1 = await producerId(c);
-  for (let i = 0; i < 50; i++) assert.equal((await produce(c, 'durable', i % 2, batch(i * 10, 10))).errorCode, 0);
+  for (let i = 0; i < 50; i++)
+    assert.equal((await produce(c, 'durable', i % 2, batch(i * 10, 10))).errorCode, 0);
   c.close();
   b.child.kill('SIGTERM');
   assert.equal(await b.exited, 0, b.output());
@@ -75,7 +88,8 @@ test('clean restart and SIGKILL keep data, topic ids, configs and producer ids',
   assert.equal((await fetchAll(c, 'durable', 1)).length, 250);
   const pid2 = await producerId(c);
   assert.ok(pid2 > pid1, `producer ids never repeat (${pid1} then ${pid2})`);
-  for (let i = 0; i < 40; i++) assert.equal((await produce(c, 'durable', 0, batch(1000 + i, 1), i % 2 === 0 ? 1 : -1)).errorCode, 0);
+  for (let i = 0; i < 40; i++)
+    assert.equal((await produce(c, 'durable', 0, batch(1000 + i, 1), i % 2 === 0 ? 1 : -1)).errorCode, 0);
   b.child.kill('SIGKILL');
   assert.equal(await b.exited, 'SIGKILL');
   c.close();
@@ -85,7 +99,10 @@ test('clean restart and SIGKILL keep data, topic ids, configs and producer ids',
   c = await RawClient.connect(b.port);
   const p0 = await fetchAll(c, 'durable', 0);
   assert.equal(p0.length, 290);
-  assert.deepEqual(p0.slice(-2).map((r) => r.value!.toString()), ['value-1038', 'value-1039']);
+  assert.deepEqual(
+    p0.slice(-2).map((r) => r.value!.toString()),
+    ['value-1038', 'value-1039'],
+  );
   assert.equal(await retention(c), '86400000');
   assert.equal(await topicId(c, 'durable'), id);
   assert.ok((await producerId(c)) > pid2);

@@ -17,7 +17,13 @@ before(async () => {
   broker = await startTestBroker();
   const bootstrapBrokers = [broker.bootstrap];
   admin = new Admin({ clientId: 'pk-admin', bootstrapBrokers });
-  producer = new Producer({ clientId: 'pk-producer', bootstrapBrokers, serializers: stringSerializers, idempotent: true, acks: -1 });
+  producer = new Producer({
+    clientId: 'pk-producer',
+    bootstrapBrokers,
+    serializers: stringSerializers,
+    idempotent: true,
+    acks: -1,
+  });
   consumer = new Consumer({ clientId: 'pk-consumer', groupId: 'unused', bootstrapBrokers });
 });
 after(async () => {
@@ -44,7 +50,13 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4'] as const) {
     const n = 500;
     const base = await consumer.listOffsets({ topics: [topic] });
     const start = base.get(topic)!;
-    const messages = Array.from({ length: n }, (_, i) => ({ topic, partition: i % 2, key: `k${i}`, value: `${compression}-${i}`, headers: { i: String(i) } }));
+    const messages = Array.from({ length: n }, (_, i) => ({
+      topic,
+      partition: i % 2,
+      key: `k${i}`,
+      value: `${compression}-${i}`,
+      headers: { i: String(i) },
+    }));
     const r = await producer.send({ messages, compression });
     assert.equal(r.offsets?.length ?? 2, 2);
     const md = await consumer.metadata({ topics: [topic] });
@@ -54,13 +66,28 @@ for (const compression of ['none', 'gzip', 'snappy', 'lz4'] as const) {
       const res = await consumer.fetch({
         node: broker.nodeId,
         maxWaitTime: 100,
-        topics: [{ topicId, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: start[partition]!, lastFetchedEpoch: -1, partitionMaxBytes: 1 << 20 }] }],
+        topics: [
+          {
+            topicId,
+            partitions: [
+              {
+                partition,
+                currentLeaderEpoch: -1,
+                fetchOffset: start[partition]!,
+                lastFetchedEpoch: -1,
+                partitionMaxBytes: 1 << 20,
+              },
+            ],
+          },
+        ],
       });
       const p = res.responses[0]!.partitions[0]!;
       assert.equal(p.errorCode, 0);
       for (const batch of p.records ?? []) {
         for (const rec of batch.records) {
-          got.push(`${rec.key!.toString()}=${rec.value!.toString()}|${rec.headers.map(([k, v]) => `${k}:${v}`).join()}`);
+          got.push(
+            `${rec.key!.toString()}=${rec.value!.toString()}|${rec.headers.map(([k, v]) => `${k}:${v}`).join()}`,
+          );
         }
       }
     }

@@ -15,7 +15,7 @@ import {
   produceApi,
 } from '../../protocol/messages/generated/produce.js';
 import type { AppendResult } from '../../storage/index.js';
-import { CloseConnection, NO_RESPONSE, defineApi } from './api.js';
+import { CloseConnection, defineApi, NO_RESPONSE } from './api.js';
 import { checkNotInternalTopic, checkProducedRecords } from './produce-checks.js';
 import type { BrokerServices } from './services.js';
 
@@ -34,10 +34,18 @@ function partitionResult(index: number, r: AppendResult): ProduceResponsePartiti
   };
 }
 
-function partitionError(index: number, e: unknown, broker: BrokerServices): ProduceResponsePartitionProduceResponse {
-  const err = e instanceof KafkaError ? e : new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, 'Unexpected error while appending');
+function partitionError(
+  index: number,
+  e: unknown,
+  broker: BrokerServices,
+): ProduceResponsePartitionProduceResponse {
+  const err =
+    e instanceof KafkaError
+      ? e
+      : new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, 'Unexpected error while appending');
   if (!(e instanceof KafkaError)) broker.logger.log('error', 'produce append failed', { error: String(e) });
-  const recordErrors = (e as { recordErrors?: { batchIndex: number; message: string | null }[] }).recordErrors ?? [];
+  const recordErrors =
+    (e as { recordErrors?: { batchIndex: number; message: string | null }[] }).recordErrors ?? [];
   return {
     index,
     errorCode: err.code,
@@ -70,22 +78,47 @@ export default defineApi<ProduceRequest, ProduceResponse>({
       for (const pd of topic.partitionData) {
         const fail = (e: unknown) => Promise.resolve(partitionError(pd.index, e, broker));
         if (version < FIRST_IMPLEMENTED_VERSION) {
-          results.push(fail(new KafkaError(ErrorCode.UNSUPPORTED_VERSION, `Produce v${version} (message format < 2) is not supported`)));
+          results.push(
+            fail(
+              new KafkaError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                `Produce v${version} (message format < 2) is not supported`,
+              ),
+            ),
+          );
           continue;
         }
         if (acks !== 0 && acks !== 1 && acks !== -1) {
-          results.push(fail(new KafkaError(ErrorCode.INVALID_REQUIRED_ACKS, `Invalid required acks ${acks}; must be -1, 0 or 1`)));
+          results.push(
+            fail(
+              new KafkaError(
+                ErrorCode.INVALID_REQUIRED_ACKS,
+                `Invalid required acks ${acks}; must be -1, 0 or 1`,
+              ),
+            ),
+          );
           continue;
         }
         const partition = broker.replicas.get(topic.name, pd.index);
         if (!partition) {
-          results.push(fail(new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `This server does not host ${topic.name}-${pd.index}`)));
+          results.push(
+            fail(
+              new KafkaError(
+                ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                `This server does not host ${topic.name}-${pd.index}`,
+              ),
+            ),
+          );
           continue;
         }
         try {
           checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
           checkNotInternalTopic(topic.name, ctx.header.clientId);
-          results.push(partition.appendAsLeader(pd.records!, acks, minIsr).then((r) => partitionResult(pd.index, r), fail));
+          results.push(
+            partition
+              .appendAsLeader(pd.records!, acks, minIsr)
+              .then((r) => partitionResult(pd.index, r), fail),
+          );
         } catch (e) {
           results.push(fail(e));
         }
@@ -93,10 +126,15 @@ export default defineApi<ProduceRequest, ProduceResponse>({
       pending.push(results);
     }
     const responses = await Promise.all(
-      req.topicData.map(async (t, i) => ({ name: t.name, partitionResponses: await Promise.all(pending[i]!) })),
+      req.topicData.map(async (t, i) => ({
+        name: t.name,
+        partitionResponses: await Promise.all(pending[i]!),
+      })),
     );
     if (acks === 0) {
-      const failed = responses.flatMap((t) => t.partitionResponses).find((p) => p.errorCode !== ErrorCode.NONE);
+      const failed = responses
+        .flatMap((t) => t.partitionResponses)
+        .find((p) => p.errorCode !== ErrorCode.NONE);
       return failed ? new CloseConnection(`acks=0 produce failed: ${failed.errorMessage}`) : NO_RESPONSE;
     }
     return { responses, throttleTimeMs: 0, nodeEndpoints: [] };

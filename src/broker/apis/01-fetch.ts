@@ -24,7 +24,12 @@ const READ_COMMITTED = 1;
 interface Target {
   readonly topic: string;
   readonly topicId: string;
-  readonly partitions: { readonly index: number; readonly fetchOffset: bigint; readonly maxBytes: number; readonly currentLeaderEpoch: number }[];
+  readonly partitions: {
+    readonly index: number;
+    readonly fetchOffset: bigint;
+    readonly maxBytes: number;
+    readonly currentLeaderEpoch: number;
+  }[];
   /** Set when the topic id is unknown (v13+). */
   readonly unknownId: boolean;
 }
@@ -62,7 +67,12 @@ async function readAll(
       const p = t.unknownId ? undefined : broker.replicas.get(t.topic, rp.index);
       if (!p) {
         error = true;
-        partitions.push(emptyPartition(rp.index, t.unknownId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+        partitions.push(
+          emptyPartition(
+            rp.index,
+            t.unknownId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          ),
+        );
         continue;
       }
       logs.push({ log: p.log, highWatermark: p.log.highWatermark });
@@ -87,7 +97,11 @@ async function readAll(
           if (readCommitted) base.abortedTransactions = [];
         } else {
           const limit = Math.min(rp.maxBytes, Math.max(0, maxBytes - bytes));
-          const r = await p.log.read(rp.fetchOffset, { maxBytes: limit, upperBound: readCommitted ? 'lso' : 'hw', minOneBatch: bytes === 0 });
+          const r = await p.log.read(rp.fetchOffset, {
+            maxBytes: limit,
+            upperBound: readCommitted ? 'lso' : 'hw',
+            minOneBatch: bytes === 0,
+          });
           base.highWatermark = r.highWatermark;
           base.lastStableOffset = r.lastStableOffset;
           base.logStartOffset = r.logStartOffset;
@@ -130,10 +144,19 @@ export default defineApi<FetchRequest, FetchResponse>({
     const { broker, version } = ctx;
     const fullFetch = req.sessionId === 0 && (req.sessionEpoch === 0 || req.sessionEpoch === -1);
     if (!fullFetch) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [], nodeEndpoints: [] };
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+        sessionId: 0,
+        responses: [],
+        nodeEndpoints: [],
+      };
     }
     const targets = resolveTargets(broker, req, version);
-    const maxBytes = Math.min(req.maxBytes > 0 ? req.maxBytes : broker.config.fetchMaxBytes, broker.config.fetchMaxBytes);
+    const maxBytes = Math.min(
+      req.maxBytes > 0 ? req.maxBytes : broker.config.fetchMaxBytes,
+      broker.config.fetchMaxBytes,
+    );
     const readCommitted = req.isolationLevel === READ_COMMITTED;
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     for (;;) {
@@ -142,8 +165,18 @@ export default defineApi<FetchRequest, FetchResponse>({
       const remaining = deadline - Date.now();
       const satisfied = result.bytes >= req.minBytes || result.error || remaining <= 0 || logs.length === 0;
       // Without an append since the read, the answer we have is still the right one.
-      if (satisfied || broker.replicas.isClosing || (await waitForAppend(logs, remaining, broker.replicas)) !== 'data') {
-        return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses: result.responses, nodeEndpoints: [] };
+      if (
+        satisfied ||
+        broker.replicas.isClosing ||
+        (await waitForAppend(logs, remaining, broker.replicas)) !== 'data'
+      ) {
+        return {
+          throttleTimeMs: 0,
+          errorCode: ErrorCode.NONE,
+          sessionId: 0,
+          responses: result.responses,
+          nodeEndpoints: [],
+        };
       }
     }
   },

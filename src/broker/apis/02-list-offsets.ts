@@ -35,7 +35,8 @@ async function lookup(p: Partition, ts: bigint, readCommitted: boolean): Promise
     case LATEST_TIERED_TIMESTAMP:
       return { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
     default: {
-      if (ts < 0n && ts !== MAX_TIMESTAMP) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Invalid timestamp ${ts}`);
+      if (ts < 0n && ts !== MAX_TIMESTAMP)
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, `Invalid timestamp ${ts}`);
       const r = await log.offsetForTimestamp(ts);
       if (!r || r.offset >= bound) return { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
       return { offset: r.offset, timestamp: r.timestamp, leaderEpoch: r.leaderEpoch };
@@ -68,7 +69,9 @@ export default defineApi<ListOffsetsRequest, ListOffsetsResponse>({
           out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           continue;
         }
-        out.errorCode = p.isLeader ? leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch) : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        out.errorCode = p.isLeader
+          ? leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch)
+          : ErrorCode.NOT_LEADER_OR_FOLLOWER;
         if (out.errorCode !== ErrorCode.NONE) continue;
         try {
           const a = await lookup(p, rp.timestamp, readCommitted);

@@ -49,8 +49,19 @@ function describeTopic(t: TopicImage, ops: number): MetadataResponseMetadataResp
   };
 }
 
-function errorTopic(name: string | null, topicId: string, errorCode: number): MetadataResponseMetadataResponseTopic {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: OPS_NOT_REQUESTED };
+function errorTopic(
+  name: string | null,
+  topicId: string,
+  errorCode: number,
+): MetadataResponseMetadataResponseTopic {
+  return {
+    errorCode,
+    name,
+    topicId,
+    isInternal: false,
+    partitions: [],
+    topicAuthorizedOperations: OPS_NOT_REQUESTED,
+  };
 }
 
 export default defineApi<MetadataRequest, MetadataResponse>({
@@ -70,7 +81,9 @@ export default defineApi<MetadataRequest, MetadataResponse>({
       for (const rt of req.topics!) {
         if (rt.name === null) {
           const t = rt.topicId === ZERO_UUID ? undefined : broker.image.topicById(rt.topicId);
-          topics.push(t ? describeTopic(t, topicOps) : errorTopic(null, rt.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
+          topics.push(
+            t ? describeTopic(t, topicOps) : errorTopic(null, rt.topicId, ErrorCode.UNKNOWN_TOPIC_ID),
+          );
           continue;
         }
         const existing = broker.image.topic(rt.name);
@@ -96,7 +109,8 @@ export default defineApi<MetadataRequest, MetadataResponse>({
       clusterId: broker.image.clusterId,
       controllerId: broker.image.controllerId,
       topics,
-      clusterAuthorizedOperations: version >= 8 && req.includeClusterAuthorizedOperations ? CLUSTER_ALL_OPS : OPS_NOT_REQUESTED,
+      clusterAuthorizedOperations:
+        version >= 8 && req.includeClusterAuthorizedOperations ? CLUSTER_ALL_OPS : OPS_NOT_REQUESTED,
     };
   },
 });

@@ -34,7 +34,10 @@ export default defineApi<ApiVersionsRequest, ApiVersionsResponse>({
   maxVersion: 3,
   handle(ctx, req) {
     if (ctx.version >= 3) {
-      if (!SOFTWARE_PATTERN.test(req.clientSoftwareName) || !SOFTWARE_PATTERN.test(req.clientSoftwareVersion)) {
+      if (
+        !SOFTWARE_PATTERN.test(req.clientSoftwareName) ||
+        !SOFTWARE_PATTERN.test(req.clientSoftwareVersion)
+      ) {
         return apiVersionsResponse(ErrorCode.INVALID_REQUEST, []);
       }
       ctx.conn.clientSoftwareName = req.clientSoftwareName;

@@ -36,7 +36,11 @@ function success(broker: BrokerServices, t: TopicRecord): CreateTopicsResponseCr
   };
 }
 
-function failure(name: string, code: number, message: string | null): CreateTopicsResponseCreatableTopicResult {
+function failure(
+  name: string,
+  code: number,
+  message: string | null,
+): CreateTopicsResponseCreatableTopicResult {
   return {
     name,
     topicId: ZERO_UUID,
@@ -61,7 +65,8 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
     const reported = new Set<string>();
     for (const t of req.topics) {
       if (counts.get(t.name)! > 1) {
-        if (!reported.has(t.name)) topics.push(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+        if (!reported.has(t.name))
+          topics.push(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
         reported.add(t.name);
         continue;
       }
@@ -75,7 +80,9 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
         configs,
       };
       try {
-        const record = req.validateOnly ? broker.controller.planTopic(spec) : await broker.controller.createTopic(spec);
+        const record = req.validateOnly
+          ? broker.controller.planTopic(spec)
+          : await broker.controller.createTopic(spec);
         topics.push(success(broker, record));
       } catch (e) {
         if (!(e instanceof KafkaError)) throw e;

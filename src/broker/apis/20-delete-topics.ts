@@ -20,7 +20,12 @@ export default defineApi<DeleteTopicsRequest, DeleteTopicsResponse>({
     const wanted = version >= 6 ? req.topics : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
     for (const w of wanted) {
-      const out: DeleteTopicsResponseDeletableTopicResult = { name: w.name, topicId: w.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+      const out: DeleteTopicsResponseDeletableTopicResult = {
+        name: w.name,
+        topicId: w.topicId,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+      };
       responses.push(out);
       let name = w.name;
       if (w.topicId !== ZERO_UUID) {

@@ -22,15 +22,24 @@ export default defineApi<DeleteRecordsRequest, DeleteRecordsResponse>({
       for (const rp of t.partitions) {
         const p = broker.replicas.get(t.name, rp.partitionIndex);
         if (!p) {
-          partitions.push({ partitionIndex: rp.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+          partitions.push({
+            partitionIndex: rp.partitionIndex,
+            lowWatermark: -1n,
+            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          });
           continue;
         }
         try {
           if (!p.isLeader) throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
           const target = rp.offset === -1n ? p.log.highWatermark : rp.offset;
-          if (target < 0n || target > p.log.highWatermark) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE);
+          if (target < 0n || target > p.log.highWatermark)
+            throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE);
           const low = await p.log.deleteRecordsBefore(target);
-          partitions.push({ partitionIndex: rp.partitionIndex, lowWatermark: low, errorCode: ErrorCode.NONE });
+          partitions.push({
+            partitionIndex: rp.partitionIndex,
+            lowWatermark: low,
+            errorCode: ErrorCode.NONE,
+          });
         } catch (e) {
           if (!(e instanceof KafkaError)) throw e;
           partitions.push({ partitionIndex: rp.partitionIndex, lowWatermark: -1n, errorCode: e.code });

@@ -20,7 +20,12 @@ export default defineApi<OffsetForLeaderEpochRequest, OffsetForLeaderEpochRespon
     const topics = req.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((rp) => {
-        const out = { errorCode: ErrorCode.NONE as number, partition: rp.partition, leaderEpoch: -1, endOffset: -1n };
+        const out = {
+          errorCode: ErrorCode.NONE as number,
+          partition: rp.partition,
+          leaderEpoch: -1,
+          endOffset: -1n,
+        };
         const p = broker.replicas.get(t.topic, rp.partition);
         if (!p) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else if (!p.isLeader) out.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER;

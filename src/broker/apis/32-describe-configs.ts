@@ -15,7 +15,11 @@ import type { ConfigEntry } from '../config/config-resolver.js';
 import { defineApi } from './api.js';
 import { resolveResource } from './config-resources.js';
 
-function toResult(e: ConfigEntry, synonyms: boolean, docs: boolean): DescribeConfigsResponseDescribeConfigsResourceResult {
+function toResult(
+  e: ConfigEntry,
+  synonyms: boolean,
+  docs: boolean,
+): DescribeConfigsResponseDescribeConfigsResourceResult {
   return {
     name: e.name,
     value: e.value,
@@ -46,7 +50,11 @@ export default defineApi<DescribeConfigsRequest, DescribeConfigsResponse>({
           entries = broker.configs
             .describeBroker(r.configurationKeys ?? Object.keys(res.overrides))
             .filter((e) => Object.hasOwn(res.overrides, e.name))
-            .map((e) => ({ ...e, value: res.overrides[e.name]!, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG }));
+            .map((e) => ({
+              ...e,
+              value: res.overrides[e.name]!,
+              source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+            }));
         } else entries = broker.configs.describeBroker(r.configurationKeys);
         return {
           errorCode: ErrorCode.NONE,
@@ -57,7 +65,13 @@ export default defineApi<DescribeConfigsRequest, DescribeConfigsResponse>({
         };
       } catch (e) {
         if (!(e instanceof KafkaError)) throw e;
-        return { errorCode: e.code, errorMessage: e.message, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] };
+        return {
+          errorCode: e.code,
+          errorMessage: e.message,
+          resourceType: r.resourceType,
+          resourceName: r.resourceName,
+          configs: [],
+        };
       }
     });
     return { throttleTimeMs: 0, results };

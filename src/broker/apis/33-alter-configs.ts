@@ -20,10 +20,16 @@ export default defineApi<AlterConfigsRequest, AlterConfigsResponse>({
     const dups = duplicateResources(req.resources);
     const responses: AlterConfigsResponse['responses'] = [];
     for (const r of req.resources) {
-      const out = { errorCode: ErrorCode.NONE as number, errorMessage: null as string | null, resourceType: r.resourceType, resourceName: r.resourceName };
+      const out = {
+        errorCode: ErrorCode.NONE as number,
+        errorMessage: null as string | null,
+        resourceType: r.resourceType,
+        resourceName: r.resourceName,
+      };
       responses.push(out);
       try {
-        if (dups.has(`${r.resourceType}:${r.resourceName}`)) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
+        if (dups.has(`${r.resourceType}:${r.resourceName}`))
+          throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
         const res = resolveResource(broker, r.resourceType, r.resourceName);
         await replaceConfigs(broker, res, toConfigMap(r.configs), req.validateOnly);
       } catch (e) {

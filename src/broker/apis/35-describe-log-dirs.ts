@@ -18,16 +18,25 @@ export default defineApi<DescribeLogDirsRequest, DescribeLogDirsResponse>({
   maxVersion: 4,
   async handle(ctx, req) {
     const { broker } = ctx;
-    const wanted = req.topics === null ? null : new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]));
+    const wanted =
+      req.topics === null ? null : new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]));
     const results: DescribeLogDirsResponse['results'] = [];
     for (const dir of broker.config.logDirs) {
       const abs = resolve(dir);
-      const byTopic = new Map<string, DescribeLogDirsResponse['results'][number]['topics'][number]['partitions']>();
+      const byTopic = new Map<
+        string,
+        DescribeLogDirsResponse['results'][number]['topics'][number]['partitions']
+      >();
       for (const p of broker.replicas.all()) {
         if (resolve(dirname(p.log.dir)) !== abs) continue;
         if (wanted !== null && !wanted.get(p.topic)?.has(p.index)) continue;
         const list = byTopic.get(p.topic) ?? [];
-        list.push({ partitionIndex: p.index, partitionSize: BigInt(p.log.size), offsetLag: 0n, isFutureKey: false });
+        list.push({
+          partitionIndex: p.index,
+          partitionSize: BigInt(p.log.size),
+          offsetLag: 0n,
+          isFutureKey: false,
+        });
         byTopic.set(p.topic, list);
       }
       let totalBytes = -1n;

@@ -20,7 +20,11 @@ export default defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
     const results: CreatePartitionsResponse['results'] = [];
     for (const t of req.topics) {
       if (counts.get(t.name)! > 1) {
-        results.push({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic in request.' });
+        results.push({
+          name: t.name,
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: 'Duplicate topic in request.',
+        });
         continue;
       }
       try {

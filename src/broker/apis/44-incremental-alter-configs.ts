@@ -12,7 +12,12 @@ import { BROKER_CONFIGS } from '../config/broker-configs.js';
 import { parseList } from '../config/config-def.js';
 import { TOPIC_CONFIGS } from '../config/topic-configs.js';
 import { defineApi } from './api.js';
-import { type ConfigResource, duplicateResources, replaceConfigs, resolveResource } from './config-resources.js';
+import {
+  type ConfigResource,
+  duplicateResources,
+  replaceConfigs,
+  resolveResource,
+} from './config-resources.js';
 
 const SET = 0;
 const DELETE = 1;
@@ -26,7 +31,8 @@ function applyOps(
   const next: Record<string, string | null> = { ...res.overrides };
   const seen = new Set<string>();
   for (const op of ops) {
-    if (seen.has(op.name)) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${op.name}`);
+    if (seen.has(op.name))
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${op.name}`);
     seen.add(op.name);
     const def = res.kind === 'topic' ? TOPIC_CONFIGS.get(op.name) : BROKER_CONFIGS.get(op.name);
     switch (op.configOperation) {
@@ -41,7 +47,10 @@ function applyOps(
         if (!def) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Unknown config name: ${op.name}`);
         if (def.type !== 'list') {
           const verb = op.configOperation === APPEND ? 'append' : 'subtract';
-          throw new KafkaError(ErrorCode.INVALID_CONFIG, `Config value ${verb} is not allowed for config key: ${op.name}`);
+          throw new KafkaError(
+            ErrorCode.INVALID_CONFIG,
+            `Config value ${verb} is not allowed for config key: ${op.name}`,
+          );
         }
         const current = parseList(next[op.name] ?? def.default ?? '');
         const items = parseList(op.value ?? '');
@@ -53,7 +62,10 @@ function applyOps(
         break;
       }
       default:
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unknown config operation ${op.configOperation} for ${op.name}`);
+        throw new KafkaError(
+          ErrorCode.INVALID_REQUEST,
+          `Unknown config operation ${op.configOperation} for ${op.name}`,
+        );
     }
   }
   return next;
@@ -68,10 +80,16 @@ export default defineApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigs
     const dups = duplicateResources(req.resources);
     const responses: IncrementalAlterConfigsResponse['responses'] = [];
     for (const r of req.resources) {
-      const out = { errorCode: ErrorCode.NONE as number, errorMessage: null as string | null, resourceType: r.resourceType, resourceName: r.resourceName };
+      const out = {
+        errorCode: ErrorCode.NONE as number,
+        errorMessage: null as string | null,
+        resourceType: r.resourceType,
+        resourceName: r.resourceName,
+      };
       responses.push(out);
       try {
-        if (dups.has(`${r.resourceType}:${r.resourceName}`)) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
+        if (dups.has(`${r.resourceType}:${r.resourceName}`))
+          throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
         const res = resolveResource(broker, r.resourceType, r.resourceName);
         await replaceConfigs(broker, res, applyOps(res, r.configs), req.validateOnly);
       } catch (e) {

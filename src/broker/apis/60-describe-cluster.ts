@@ -27,13 +27,23 @@ export default defineApi<DescribeClusterRequest, DescribeClusterResponse>({
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_ALL_OPS : -2147483648,
     };
     if (endpointType !== BROKERS_ENDPOINT) {
-      return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Unsupported endpoint type ${endpointType}`, brokers: [] };
+      return {
+        ...base,
+        errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+        errorMessage: `Unsupported endpoint type ${endpointType}`,
+        brokers: [],
+      };
     }
     return {
       ...base,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
-      brokers: broker.image.brokers.map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+      brokers: broker.image.brokers.map((b) => ({
+        brokerId: b.nodeId,
+        host: b.host,
+        port: b.port,
+        rack: b.rack,
+      })),
     };
   },
 });

@@ -8,7 +8,13 @@ import type { BrokerServices } from './services.js';
 
 export async function autoCreateTopic(broker: BrokerServices, name: string): Promise<TopicImage> {
   try {
-    return await broker.controller.createTopic({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: {} });
+    return await broker.controller.createTopic({
+      name,
+      numPartitions: -1,
+      replicationFactor: -1,
+      assignments: [],
+      configs: {},
+    });
   } catch (e) {
     const existing = broker.image.topic(name);
     if (e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS && existing) return existing;

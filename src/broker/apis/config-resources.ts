@@ -13,7 +13,11 @@ export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
 
 export type ConfigResource =
   | { readonly kind: 'topic'; readonly name: string; readonly overrides: Readonly<Record<string, string>> }
-  | { readonly kind: 'broker'; readonly entity: string; readonly overrides: Readonly<Record<string, string>> };
+  | {
+      readonly kind: 'broker';
+      readonly entity: string;
+      readonly overrides: Readonly<Record<string, string>>;
+    };
 
 /** Resolves a (type, name) pair. Throws KafkaError for unknown or unsupported resources. */
 export function resolveResource(broker: BrokerServices, type: number, name: string): ConfigResource {
@@ -26,7 +30,10 @@ export function resolveResource(broker: BrokerServices, type: number, name: stri
   }
   if (type === ResourceType.BROKER) {
     if (name !== '' && name !== String(broker.nodeId)) {
-      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${name}`);
+      throw new KafkaError(
+        ErrorCode.INVALID_REQUEST,
+        `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${name}`,
+      );
     }
     return { kind: 'broker', entity: name, overrides: broker.image.brokerConfigs(name) };
   }
@@ -38,7 +45,7 @@ function validateBrokerOverrides(configs: Readonly<Record<string, string | null>
   const notDynamic: string[] = [];
   for (const [name, value] of Object.entries(configs)) {
     const def = BROKER_CONFIGS.get(name);
-    if (!def || !def.dynamic) {
+    if (!def?.dynamic) {
       notDynamic.push(name);
       continue;
     }
@@ -47,7 +54,11 @@ function validateBrokerOverrides(configs: Readonly<Record<string, string | null>
     if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
     out[name] = value.trim();
   }
-  if (notDynamic.length > 0) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Cannot update these configs dynamically: ${notDynamic.join(', ')}`);
+  if (notDynamic.length > 0)
+    throw new KafkaError(
+      ErrorCode.INVALID_CONFIG,
+      `Cannot update these configs dynamically: ${notDynamic.join(', ')}`,
+    );
   return out;
 }
 
@@ -67,17 +78,22 @@ export async function replaceConfigs(
 }
 
 /** Collects `(name, value)` pairs, rejecting a key given twice (Kafka: INVALID_REQUEST). */
-export function toConfigMap(entries: readonly { name: string; value: string | null }[]): Record<string, string | null> {
+export function toConfigMap(
+  entries: readonly { name: string; value: string | null }[],
+): Record<string, string | null> {
   const out: Record<string, string | null> = {};
   for (const e of entries) {
-    if (Object.hasOwn(out, e.name)) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${e.name}`);
+    if (Object.hasOwn(out, e.name))
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${e.name}`);
     out[e.name] = e.value;
   }
   return out;
 }
 
 /** Marks resources that appear more than once; Kafka rejects all of their entries. */
-export function duplicateResources(resources: readonly { resourceType: number; resourceName: string }[]): Set<string> {
+export function duplicateResources(
+  resources: readonly { resourceType: number; resourceName: string }[],
+): Set<string> {
   const seen = new Set<string>();
   const dups = new Set<string>();
   for (const r of resources) {

@@ -5,8 +5,8 @@
 // answer (v0 body, UNSUPPORTED_VERSION, our key-18 range).
 
 import { ErrorCode } from '../../protocol/errors.js';
-import { apiVersionsApi } from '../../protocol/messages/generated/api-versions.js';
 import { decodeRequestHeader, encodeResponse } from '../../protocol/messages/frame.js';
+import { apiVersionsApi } from '../../protocol/messages/generated/api-versions.js';
 import { DecodeError } from '../../protocol/primitives/errors.js';
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../network/connection.js';
 import { apiVersionsResponse } from './18-api-versions.js';
@@ -48,7 +48,8 @@ export class Dispatcher implements RequestHandler {
       request = handler.api.readRequest(reader, version);
       ctx = { header, version, conn, broker: this.services };
     } catch (e) {
-      if (e instanceof DecodeError) return close(`malformed ${handler.api.name} v${version} request: ${e.message}`);
+      if (e instanceof DecodeError)
+        return close(`malformed ${handler.api.name} v${version} request: ${e.message}`);
       throw e;
     }
     const result = await handler.handle(ctx, request);

@@ -3,7 +3,7 @@
 // a bounded request-memory budget). `dynamic` marks keys AlterConfigs may change at runtime,
 // as Kafka's DynamicBrokerConfig allows for the log defaults.
 
-import { LONG_MAX, type ConfigDef, atLeast, between, listOf, oneOf } from './config-def.js';
+import { atLeast, between, type ConfigDef, LONG_MAX, listOf, oneOf } from './config-def.js';
 import { COMPRESSION_TYPES } from './topic-configs.js';
 
 export interface BrokerConfigDef extends ConfigDef {
@@ -17,7 +17,14 @@ function def(
   doc: string,
   opts: { validate?: ConfigDef['validate']; dynamic?: boolean } = {},
 ): BrokerConfigDef {
-  return { name, type, default: dflt, doc, dynamic: opts.dynamic ?? false, ...(opts.validate ? { validate: opts.validate } : {}) };
+  return {
+    name,
+    type,
+    default: dflt,
+    doc,
+    dynamic: opts.dynamic ?? false,
+    ...(opts.validate ? { validate: opts.validate } : {}),
+  };
 }
 
 const dyn = (validate?: ConfigDef['validate']) => ({ dynamic: true, ...(validate ? { validate } : {}) });
@@ -29,16 +36,33 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('broker.rack', 'string', null, 'Rack of the broker.'),
   def('listeners', 'string', 'PLAINTEXT://127.0.0.1:9092', 'Listener URI (Samsa default: loopback only).'),
   def('advertised.listeners', 'string', null, 'Listener advertised to clients; defaults to listeners.'),
-  def('socket.request.max.bytes', 'int', '104857600', 'Largest request accepted, checked from the size prefix.', { validate: atLeast(1) }),
-  def('queued.max.request.bytes', 'long', '104857600', 'Broker-wide budget for buffered requests (Samsa default 100 MiB; Kafka: -1).', { validate: atLeast(-1) }),
-  def('connections.max.idle.ms', 'long', '600000', 'Idle connections are closed after this long.', { validate: atLeast(1) }),
+  def(
+    'socket.request.max.bytes',
+    'int',
+    '104857600',
+    'Largest request accepted, checked from the size prefix.',
+    { validate: atLeast(1) },
+  ),
+  def(
+    'queued.max.request.bytes',
+    'long',
+    '104857600',
+    'Broker-wide budget for buffered requests (Samsa default 100 MiB; Kafka: -1).',
+    { validate: atLeast(-1) },
+  ),
+  def('connections.max.idle.ms', 'long', '600000', 'Idle connections are closed after this long.', {
+    validate: atLeast(1),
+  }),
   def('max.connections', 'int', '2147483647', 'Max simultaneous connections.', { validate: atLeast(0) }),
   def('fetch.max.bytes', 'int', '57671680', 'Max bytes returned by one Fetch.', { validate: atLeast(1024) }),
   def('replica.lag.time.max.ms', 'long', '30000', 'Followers behind longer leave the ISR.'),
   // Log storage.
   def('log.dirs', 'string', null, 'Data directories (comma-separated).'),
   def('log.dir', 'string', './data', 'Data directory when log.dirs is unset (Samsa default ./data).'),
-  def('num.partitions', 'int', '1', 'Default partitions for auto-created topics.', { validate: atLeast(1), dynamic: false }),
+  def('num.partitions', 'int', '1', 'Default partitions for auto-created topics.', {
+    validate: atLeast(1),
+    dynamic: false,
+  }),
   def('default.replication.factor', 'int', '1', 'Default replication factor.', { validate: atLeast(1) }),
   def('auto.create.topics.enable', 'boolean', 'true', 'Create topics on Metadata/Produce for unknown names.'),
   def('delete.topic.enable', 'boolean', 'true', 'Allow DeleteTopics.'),
@@ -56,21 +80,43 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('log.index.interval.bytes', 'int', '4096', 'Bytes between index entries.', dyn(atLeast(0))),
   def('log.index.size.max.bytes', 'int', '10485760', 'Offset index size.', dyn(atLeast(4))),
   def('log.flush.interval.messages', 'long', LONG_MAX, 'Messages between fsyncs.', dyn(atLeast(1))),
-  def('log.flush.interval.ms', 'long', null, 'Time between fsyncs (unset: log.flush.scheduler.interval.ms).', dyn(atLeast(0))),
+  def(
+    'log.flush.interval.ms',
+    'long',
+    null,
+    'Time between fsyncs (unset: log.flush.scheduler.interval.ms).',
+    dyn(atLeast(0)),
+  ),
   def('log.flush.scheduler.interval.ms', 'long', LONG_MAX, 'Flusher check interval.'),
-  def('log.flush.offset.checkpoint.interval.ms', 'int', '60000', 'Recovery point checkpoint interval.', { validate: atLeast(0) }),
+  def('log.flush.offset.checkpoint.interval.ms', 'int', '60000', 'Recovery point checkpoint interval.', {
+    validate: atLeast(0),
+  }),
   def('log.retention.bytes', 'long', '-1', 'Max partition size.', dyn()),
   def('log.retention.ms', 'long', null, 'Retention time in ms.', dyn(atLeast(-1))),
   def('log.retention.minutes', 'int', null, 'Retention time in minutes.'),
   def('log.retention.hours', 'int', '168', 'Retention time in hours.'),
-  def('log.retention.check.interval.ms', 'long', '300000', 'Retention check period.', { validate: atLeast(1) }),
+  def('log.retention.check.interval.ms', 'long', '300000', 'Retention check period.', {
+    validate: atLeast(1),
+  }),
   def('log.roll.ms', 'long', null, 'Segment roll time in ms.', dyn(atLeast(1))),
   def('log.roll.hours', 'int', '168', 'Segment roll time in hours.', { validate: atLeast(1) }),
   def('log.roll.jitter.ms', 'long', null, 'Segment roll jitter in ms.', dyn()),
   def('log.roll.jitter.hours', 'int', '0', 'Segment roll jitter in hours.', { validate: atLeast(0) }),
   def('log.preallocate', 'boolean', 'false', 'Preallocate segments.', dyn()),
-  def('log.message.timestamp.type', 'string', 'CreateTime', 'Timestamp type.', dyn(oneOf(['CreateTime', 'LogAppendTime']))),
-  def('log.message.timestamp.difference.max.ms', 'long', LONG_MAX, 'Deprecated timestamp difference.', dyn(atLeast(0))),
+  def(
+    'log.message.timestamp.type',
+    'string',
+    'CreateTime',
+    'Timestamp type.',
+    dyn(oneOf(['CreateTime', 'LogAppendTime'])),
+  ),
+  def(
+    'log.message.timestamp.difference.max.ms',
+    'long',
+    LONG_MAX,
+    'Deprecated timestamp difference.',
+    dyn(atLeast(0)),
+  ),
   def('log.message.timestamp.before.max.ms', 'long', LONG_MAX, 'Max timestamp age.', dyn(atLeast(0))),
   def('log.message.timestamp.after.max.ms', 'long', LONG_MAX, 'Max timestamp lead.', dyn(atLeast(0))),
   def('log.message.downconversion.enable', 'boolean', 'true', 'Down-conversion.', dyn()),
@@ -79,15 +125,31 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('unclean.leader.election.enable', 'boolean', 'false', 'Unclean election.', dyn()),
   def('num.recovery.threads.per.data.dir', 'int', '1', 'Recovery threads.', { validate: atLeast(1) }),
   // Coordinators (used by the group and transaction issues).
-  def('offsets.topic.num.partitions', 'int', '50', '__consumer_offsets partitions.', { validate: atLeast(1) }),
-  def('offsets.topic.replication.factor', 'short', '3', '__consumer_offsets replication (capped by cluster size).', { validate: atLeast(1) }),
+  def('offsets.topic.num.partitions', 'int', '50', '__consumer_offsets partitions.', {
+    validate: atLeast(1),
+  }),
+  def(
+    'offsets.topic.replication.factor',
+    'short',
+    '3',
+    '__consumer_offsets replication (capped by cluster size).',
+    { validate: atLeast(1) },
+  ),
   def('offsets.retention.minutes', 'int', '10080', 'Committed offset retention.', { validate: atLeast(1) }),
-  def('transaction.state.log.num.partitions', 'int', '50', '__transaction_state partitions.', { validate: atLeast(1) }),
-  def('transaction.state.log.replication.factor', 'short', '3', '__transaction_state replication.', { validate: atLeast(1) }),
+  def('transaction.state.log.num.partitions', 'int', '50', '__transaction_state partitions.', {
+    validate: atLeast(1),
+  }),
+  def('transaction.state.log.replication.factor', 'short', '3', '__transaction_state replication.', {
+    validate: atLeast(1),
+  }),
   def('transaction.state.log.min.isr', 'int', '2', '__transaction_state min ISR.', { validate: atLeast(1) }),
   def('transaction.max.timeout.ms', 'int', '900000', 'Max transaction timeout.', { validate: atLeast(1) }),
-  def('transactional.id.expiration.ms', 'int', '604800000', 'Transactional id expiration.', { validate: atLeast(1) }),
-  def('producer.id.expiration.ms', 'int', '86400000', 'Idle producer id expiration.', { validate: atLeast(1) }),
+  def('transactional.id.expiration.ms', 'int', '604800000', 'Transactional id expiration.', {
+    validate: atLeast(1),
+  }),
+  def('producer.id.expiration.ms', 'int', '86400000', 'Idle producer id expiration.', {
+    validate: atLeast(1),
+  }),
   def('group.initial.rebalance.delay.ms', 'int', '3000', 'Initial rebalance delay.'),
   def('group.min.session.timeout.ms', 'int', '6000', 'Min session timeout.'),
   def('group.max.session.timeout.ms', 'int', '1800000', 'Max session timeout.'),

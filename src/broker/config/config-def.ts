@@ -3,7 +3,16 @@
 // returns strings, `server.properties` holds strings). Validation mirrors Kafka's
 // ConfigDef validators so that clients get the same INVALID_CONFIG answers.
 
-export type ConfigType = 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password';
+export type ConfigType =
+  | 'boolean'
+  | 'string'
+  | 'int'
+  | 'short'
+  | 'long'
+  | 'double'
+  | 'list'
+  | 'class'
+  | 'password';
 
 /** DescribeConfigs `ConfigType` codes (DescribeConfigsResponse.json, v3+). */
 export const CONFIG_TYPE_CODE: Readonly<Record<ConfigType, number>> = {
@@ -61,7 +70,7 @@ function checkType(type: ConfigType, raw: string): string | null {
       return /^(true|false)$/i.test(v) ? null : 'Expected value to be either true or false';
     case 'int':
     case 'short': {
-      if (!/^[+-]?\d+$/.test(v)) return 'Not a number of type ' + type.toUpperCase();
+      if (!/^[+-]?\d+$/.test(v)) return `Not a number of type ${type.toUpperCase()}`;
       const n = Number(v);
       const [lo, hi] = type === 'short' ? [-32768, 32767] : [INT_MIN, INT_MAX];
       return n < lo || n > hi ? `Not a number of type ${type.toUpperCase()}` : null;

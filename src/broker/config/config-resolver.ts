@@ -42,8 +42,10 @@ export class ConfigResolver {
   private brokerSources(name: string): ConfigSynonymEntry[] {
     const d = this.dynamic();
     const out: ConfigSynonymEntry[] = [];
-    if (d.broker[name] !== undefined) out.push({ name, value: d.broker[name]!, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
-    if (d.cluster[name] !== undefined) out.push({ name, value: d.cluster[name]!, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
+    if (d.broker[name] !== undefined)
+      out.push({ name, value: d.broker[name]!, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
+    if (d.cluster[name] !== undefined)
+      out.push({ name, value: d.cluster[name]!, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
     const s = this.staticProps.get(name);
     if (s !== undefined) out.push({ name, value: s, source: ConfigSource.STATIC_BROKER_CONFIG });
     return out;
@@ -61,7 +63,8 @@ export class ConfigResolver {
       const def = BROKER_CONFIGS.get(name);
       if (!def && !this.staticProps.has(name)) continue;
       const synonyms = this.brokerSources(name);
-      if (def && def.default !== null) synonyms.push({ name, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
+      if (def && def.default !== null)
+        synonyms.push({ name, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
       const first = synonyms[0] ?? { value: null, source: ConfigSource.DEFAULT_CONFIG };
       const sensitive = def?.type === 'password';
       out.push({
@@ -127,12 +130,17 @@ export class ConfigResolver {
       const def = TOPIC_CONFIGS.get(name);
       if (!def) continue;
       const synonyms: ConfigSynonymEntry[] = [];
-      if (overrides[name] !== undefined) synonyms.push({ name, value: overrides[name]!, source: ConfigSource.TOPIC_CONFIG });
+      if (overrides[name] !== undefined)
+        synonyms.push({ name, value: overrides[name]!, source: ConfigSource.TOPIC_CONFIG });
       synonyms.push(...this.topicDefaultChain(def));
       const first = synonyms[0];
       out.push({
         name,
-        value: first ? (first.source === ConfigSource.TOPIC_CONFIG ? first.value : this.convertSynonym(def, first)) : def.default,
+        value: first
+          ? first.source === ConfigSource.TOPIC_CONFIG
+            ? first.value
+            : this.convertSynonym(def, first)
+          : def.default,
         source: first ? first.source : ConfigSource.DEFAULT_CONFIG,
         type: def.type,
         readOnly: false,

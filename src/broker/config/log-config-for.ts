@@ -9,7 +9,10 @@ import type { ConfigResolver } from './config-resolver.js';
 
 const DEPRECATED_DIFF = 'message.timestamp.difference.max.ms';
 
-export function logConfigFor(configs: ConfigResolver, overrides: Readonly<Record<string, string>>): Partial<LogConfig> {
+export function logConfigFor(
+  configs: ConfigResolver,
+  overrides: Readonly<Record<string, string>>,
+): Partial<LogConfig> {
   const props = configs.topicProps(overrides);
   if (props[DEPRECATED_DIFF] === LONG_MAX) delete props[DEPRECATED_DIFF];
   return logConfigFromProperties(props);

@@ -27,7 +27,7 @@ export function parseProperties(text: string): Map<string, string> {
     if (endsWithOddBackslashes(logical)) logical = logical.slice(0, -1);
     const { key, value } = splitKeyValue(logical);
     if (key === '') throw new PropertiesSyntaxError('empty key', startLine);
-    out.set(unescape(key), unescape(value));
+    out.set(unescapeJava(key), unescapeJava(value));
   }
   return out;
 }
@@ -57,7 +57,7 @@ function splitKeyValue(line: string): { key: string; value: string } {
   return { key, value: line.slice(k) };
 }
 
-function unescape(s: string): string {
+function unescapeJava(s: string): string {
   if (!s.includes('\\')) return s;
   let out = '';
   for (let j = 0; j < s.length; j++) {

@@ -62,21 +62,41 @@ export class Controller {
       throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${spec.name}' already exists.`);
     }
     const collides = this.image.collidingTopic(spec.name);
-    if (collides) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${spec.name}' collides with existing topic: ${collides}`);
+    if (collides)
+      throw new KafkaError(
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        `Topic '${spec.name}' collides with existing topic: ${collides}`,
+      );
     const configs = validateTopicOverrides(spec.configs);
     const brokers = this.image.brokers.map((b) => b.nodeId);
     let assignment: number[][];
     if (spec.assignments.length > 0) {
       if (spec.numPartitions !== -1 || spec.replicationFactor !== -1) {
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+        throw new KafkaError(
+          ErrorCode.INVALID_REQUEST,
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        );
       }
       assignment = checkAssignments(spec.assignments, 0, brokers);
     } else {
       const n = spec.numPartitions === -1 ? this.config.numPartitions : spec.numPartitions;
-      const rf = spec.replicationFactor === -1 ? this.config.defaultReplicationFactor : spec.replicationFactor;
-      if (n <= 0) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
-      if (n > MAX_PARTITIONS_PER_TOPIC) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Number of partitions ${n} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`);
-      if (rf <= 0) throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+      const rf =
+        spec.replicationFactor === -1 ? this.config.defaultReplicationFactor : spec.replicationFactor;
+      if (n <= 0)
+        throw new KafkaError(
+          ErrorCode.INVALID_PARTITIONS,
+          'Number of partitions was set to an invalid non-positive value.',
+        );
+      if (n > MAX_PARTITIONS_PER_TOPIC)
+        throw new KafkaError(
+          ErrorCode.INVALID_PARTITIONS,
+          `Number of partitions ${n} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`,
+        );
+      if (rf <= 0)
+        throw new KafkaError(
+          ErrorCode.INVALID_REPLICATION_FACTOR,
+          'Replication factor must be larger than 0, or -1 to use the default value.',
+        );
       if (rf > brokers.length) {
         throw new KafkaError(
           ErrorCode.INVALID_REPLICATION_FACTOR,
@@ -85,7 +105,12 @@ export class Controller {
       }
       assignment = roundRobin(n, rf, brokers, 0);
     }
-    return { name: spec.name, topicId: randomUuid(), partitions: assignment.map((r, i) => newPartition(i, r)), configs };
+    return {
+      name: spec.name,
+      topicId: randomUuid(),
+      partitions: assignment.map((r, i) => newPartition(i, r)),
+      configs,
+    };
   }
 
   createTopic(spec: CreateTopicSpec): Promise<TopicImage> {
@@ -93,7 +118,11 @@ export class Controller {
       const record = this.planTopic(spec);
       await this.store.putTopic(record);
       const topic = this.image.putTopic(record);
-      this.logger.log('info', 'created topic', { topic: record.name, topicId: record.topicId, partitions: record.partitions.length });
+      this.logger.log('info', 'created topic', {
+        topic: record.name,
+        topicId: record.topicId,
+        partitions: record.partitions.length,
+      });
       await this.notify({ kind: 'created', topic });
       return topic;
     });
@@ -101,7 +130,8 @@ export class Controller {
 
   deleteTopic(name: string): Promise<TopicImage> {
     return this.run(async () => {
-      if (!this.config.deleteTopicEnable) throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+      if (!this.config.deleteTopicEnable)
+        throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
       const topic = this.image.topic(name);
       if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
       await this.store.removeTopic(name);
@@ -121,24 +151,46 @@ export class Controller {
   ): Promise<void> {
     return this.run(async () => {
       const topic = this.image.topic(name);
-      if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+      if (!topic)
+        throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
       const current = topic.partitions.length;
-      if (count < current) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${current} partition(s); ${count} would not be an increase.`);
-      if (count === current) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
-      if (count > MAX_PARTITIONS_PER_TOPIC) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Number of partitions ${count} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`);
+      if (count < current)
+        throw new KafkaError(
+          ErrorCode.INVALID_PARTITIONS,
+          `The topic ${name} currently has ${current} partition(s); ${count} would not be an increase.`,
+        );
+      if (count === current)
+        throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
+      if (count > MAX_PARTITIONS_PER_TOPIC)
+        throw new KafkaError(
+          ErrorCode.INVALID_PARTITIONS,
+          `Number of partitions ${count} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`,
+        );
       const brokers = this.image.brokers.map((b) => b.nodeId);
       let added: number[][];
       if (assignments !== null) {
         if (assignments.length !== count - current) {
-          throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${count - current} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
+          throw new KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            `Attempted to add ${count - current} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+          );
         }
-        added = checkAssignments(assignments.map((b, i) => ({ partitionIndex: current + i, brokerIds: b })), current, brokers);
+        added = checkAssignments(
+          assignments.map((b, i) => ({ partitionIndex: current + i, brokerIds: b })),
+          current,
+          brokers,
+        );
       } else {
         added = roundRobin(count - current, topic.partitions[0]!.replicas.length, brokers, current);
       }
       if (validateOnly) return;
       const newParts = added.map((r, i) => newPartition(current + i, r));
-      const record: TopicRecord = { name: topic.name, topicId: topic.topicId, configs: topic.configs, partitions: [...topic.partitions, ...newParts] };
+      const record: TopicRecord = {
+        name: topic.name,
+        topicId: topic.topicId,
+        configs: topic.configs,
+        partitions: [...topic.partitions, ...newParts],
+      };
       await this.store.putTopic(record);
       const img = this.image.putTopic(record);
       await this.notify({ kind: 'partitions-added', topic: img, added: newParts });
@@ -146,13 +198,22 @@ export class Controller {
   }
 
   /** Replaces a topic's overrides (AlterConfigs semantics). Throws KafkaError. */
-  setTopicConfigs(name: string, overrides: Readonly<Record<string, string | null>>, validateOnly: boolean): Promise<void> {
+  setTopicConfigs(
+    name: string,
+    overrides: Readonly<Record<string, string | null>>,
+    validateOnly: boolean,
+  ): Promise<void> {
     return this.run(async () => {
       const topic = this.image.topic(name);
       if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
       const configs = validateTopicOverrides(overrides);
       if (validateOnly) return;
-      const record: TopicRecord = { name: topic.name, topicId: topic.topicId, partitions: topic.partitions, configs };
+      const record: TopicRecord = {
+        name: topic.name,
+        topicId: topic.topicId,
+        partitions: topic.partitions,
+        configs,
+      };
       await this.store.putTopic(record);
       const img = this.image.putTopic(record);
       await this.notify({ kind: 'configs-changed', topic: img });
@@ -175,7 +236,12 @@ function newPartition(partition: number, replicas: readonly number[]): Partition
 }
 
 /** Kafka-style placement: replicas of partition p start at broker (p mod n) and wrap. */
-function roundRobin(count: number, rf: number, brokers: readonly number[], firstPartition: number): number[][] {
+function roundRobin(
+  count: number,
+  rf: number,
+  brokers: readonly number[],
+  firstPartition: number,
+): number[][] {
   const out: number[][] = [];
   for (let p = firstPartition; p < firstPartition + count; p++) {
     const replicas: number[] = [];
@@ -190,18 +256,38 @@ function checkAssignments(
   firstPartition: number,
   brokers: readonly number[],
 ): number[][] {
-  if (assignments.length > MAX_PARTITIONS_PER_TOPIC) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Too many partitions in the assignment.`);
+  if (assignments.length > MAX_PARTITIONS_PER_TOPIC)
+    throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Too many partitions in the assignment.`);
   const sorted = [...assignments].sort((a, b) => a.partitionIndex - b.partitionIndex);
   const rf = sorted[0]?.brokerIds.length ?? 0;
   return sorted.map((a, i) => {
     if (a.partitionIndex !== firstPartition + i) {
-      throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Partitions in the assignment must be consecutive and start at ' + firstPartition);
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Partitions in the assignment must be consecutive and start at ${firstPartition}`,
+      );
     }
-    if (a.brokerIds.length === 0) throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Empty replica list for partition ${a.partitionIndex}.`);
-    if (a.brokerIds.length !== rf) throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'All partitions should have the same number of replicas.');
-    if (new Set(a.brokerIds).size !== a.brokerIds.length) throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Duplicate brokers in the assignment of partition ${a.partitionIndex}.`);
+    if (a.brokerIds.length === 0)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Empty replica list for partition ${a.partitionIndex}.`,
+      );
+    if (a.brokerIds.length !== rf)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        'All partitions should have the same number of replicas.',
+      );
+    if (new Set(a.brokerIds).size !== a.brokerIds.length)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Duplicate brokers in the assignment of partition ${a.partitionIndex}.`,
+      );
     const unknown = a.brokerIds.find((b) => !brokers.includes(b));
-    if (unknown !== undefined) throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Broker ${unknown} in the assignment of partition ${a.partitionIndex} is not registered.`);
+    if (unknown !== undefined)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Broker ${unknown} in the assignment of partition ${a.partitionIndex} is not registered.`,
+      );
     return [...a.brokerIds];
   });
 }

@@ -38,7 +38,13 @@ export class LocalMetadataStore implements MetadataStore {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
     if (text === null) {
-      this.state = { version: FORMAT_VERSION, clusterId: randomUuid(), nextProducerId: '0', topics: [], brokerConfigs: {} };
+      this.state = {
+        version: FORMAT_VERSION,
+        clusterId: randomUuid(),
+        nextProducerId: '0',
+        topics: [],
+        brokerConfigs: {},
+      };
       await this.persist();
     } else {
       this.state = parseState(text, this.path);
@@ -127,7 +133,8 @@ function parseState(text: string, path: string): FileState {
   return {
     version: FORMAT_VERSION,
     clusterId: o.clusterId,
-    nextProducerId: typeof o.nextProducerId === 'string' && /^\d+$/.test(o.nextProducerId) ? o.nextProducerId : '0',
+    nextProducerId:
+      typeof o.nextProducerId === 'string' && /^\d+$/.test(o.nextProducerId) ? o.nextProducerId : '0',
     topics: o.topics,
     brokerConfigs: o.brokerConfigs ?? {},
   };

@@ -2,9 +2,9 @@
 // dynamic broker configs. Only the controller changes it (single event loop, no locks), and
 // always after the change is durable in the MetadataStore.
 
+import { collisionKey } from './topic-names.js';
 import type { BrokerRegistration, PartitionRecord, StoredMetadata, TopicRecord } from './types.js';
 import { INTERNAL_TOPICS } from './types.js';
-import { collisionKey } from './topic-names.js';
 
 export interface TopicImage extends TopicRecord {
   readonly internal: boolean;
@@ -12,7 +12,11 @@ export interface TopicImage extends TopicRecord {
 
 export type TopicChange =
   | { readonly kind: 'created'; readonly topic: TopicImage }
-  | { readonly kind: 'partitions-added'; readonly topic: TopicImage; readonly added: readonly PartitionRecord[] }
+  | {
+      readonly kind: 'partitions-added';
+      readonly topic: TopicImage;
+      readonly added: readonly PartitionRecord[];
+    }
   | { readonly kind: 'configs-changed'; readonly topic: TopicImage }
   | { readonly kind: 'deleted'; readonly topic: TopicImage };
 

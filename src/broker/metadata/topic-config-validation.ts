@@ -7,12 +7,15 @@ import { logConfigFromProperties } from '../../storage/index.js';
 import { validateConfigValue } from '../config/config-def.js';
 import { TOPIC_CONFIGS } from '../config/topic-configs.js';
 
-export function validateTopicOverrides(overrides: Readonly<Record<string, string | null>>): Record<string, string> {
+export function validateTopicOverrides(
+  overrides: Readonly<Record<string, string | null>>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(overrides)) {
     const def = TOPIC_CONFIGS.get(name);
     if (!def) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Unknown topic config name: ${name}`);
-    if (value === null) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${name}`);
+    if (value === null)
+      throw new KafkaError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${name}`);
     const err = validateConfigValue(def, value);
     if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
     out[name] = value.trim();

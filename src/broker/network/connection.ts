@@ -218,7 +218,10 @@ export class Connection {
       p = Promise.reject(e);
     }
     p.then(done, (e: unknown) => {
-      this.opts.logger.log('error', 'request handler failed', { error: String(e), conn: this.context.remoteAddress });
+      this.opts.logger.log('error', 'request handler failed', {
+        error: String(e),
+        conn: this.context.remoteAddress,
+      });
       done({ kind: 'close', reason: 'handler failure' });
     });
   }
@@ -232,7 +235,10 @@ export class Connection {
       const outcome = slot.outcome!;
       if (outcome.kind === 'respond') this.write(outcome.chunks);
       else if (outcome.kind === 'close') {
-        this.opts.logger.log('debug', 'closing connection', { conn: this.context.remoteAddress, reason: outcome.reason });
+        this.opts.logger.log('debug', 'closing connection', {
+          conn: this.context.remoteAddress,
+          reason: outcome.reason,
+        });
         this.endGracefully();
         this.close(outcome.reason);
         return;

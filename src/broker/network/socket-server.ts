@@ -90,7 +90,9 @@ export class SocketServer {
     await Promise.race([Promise.all([...this.connections].map((c) => c.shutdown())), timeout]);
     clearTimeout(timer);
     for (const c of this.connections) {
-      this.opts.logger.log('warn', 'closing a connection with requests still in flight', { conn: c.context.remoteAddress });
+      this.opts.logger.log('warn', 'closing a connection with requests still in flight', {
+        conn: c.context.remoteAddress,
+      });
       c.close('shutdown timeout');
     }
     await closed;

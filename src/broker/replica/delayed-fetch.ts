@@ -14,7 +14,11 @@ export interface WatchedLog {
   readonly highWatermark: bigint;
 }
 
-export function waitForAppend(watched: readonly WatchedLog[], timeoutMs: number, replicas: ReplicaManager): Promise<WakeReason> {
+export function waitForAppend(
+  watched: readonly WatchedLog[],
+  timeoutMs: number,
+  replicas: ReplicaManager,
+): Promise<WakeReason> {
   if (timeoutMs <= 0) return Promise.resolve('timeout');
   return new Promise((resolve) => {
     const unsubscribe: (() => void)[] = [];
@@ -27,7 +31,8 @@ export function waitForAppend(watched: readonly WatchedLog[], timeoutMs: number,
       resolve(reason);
     };
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
-    for (const log of new Set(watched.map((w) => w.log))) unsubscribe.push(log.onAppend(() => finish('data')));
+    for (const log of new Set(watched.map((w) => w.log)))
+      unsubscribe.push(log.onAppend(() => finish('data')));
     unsubscribe.push(replicas.onShutdown(() => finish('shutdown')));
     // An append that completed while the caller was reading would otherwise be missed.
     if (watched.some((w) => w.log.highWatermark !== w.highWatermark)) finish('data');

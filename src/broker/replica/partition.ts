@@ -68,7 +68,11 @@ export class Partition {
   /** With no other replica in the ISR, everything written is committed. */
   maybeAdvanceHighWatermark(): void {
     if (!this.isLeader) return;
-    if (this.state.isr.length === 1 && this.state.isr[0] === this.localNodeId && this.log.highWatermark < this.log.logEndOffset) {
+    if (
+      this.state.isr.length === 1 &&
+      this.state.isr[0] === this.localNodeId &&
+      this.log.highWatermark < this.log.logEndOffset
+    ) {
       this.log.setHighWatermark(this.log.logEndOffset);
     }
   }

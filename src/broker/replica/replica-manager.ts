@@ -5,8 +5,8 @@
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { LogManager } from '../../storage/index.js';
-import { logConfigFor } from '../config/log-config-for.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
+import { logConfigFor } from '../config/log-config-for.js';
 import type { Logger } from '../logger.js';
 import type { MetadataImage, TopicChange, TopicImage } from '../metadata/metadata-image.js';
 import { Partition } from './partition.js';
@@ -53,7 +53,10 @@ export class ReplicaManager {
       const topic = this.image.topic(log.topic);
       const stale = !topic || topic.topicId !== log.topicId || log.partition >= topic.partitions.length;
       if (stale) {
-        this.logger.log('warn', 'removing log of a deleted topic', { topic: log.topic, partition: log.partition });
+        this.logger.log('warn', 'removing log of a deleted topic', {
+          topic: log.topic,
+          partition: log.partition,
+        });
         await this.logs.deleteLog(log.topic, log.partition);
       }
     }

@@ -54,7 +54,12 @@ export class RawClient {
   }
 
   /** Encodes a request; returns its correlation id. */
-  sendRequest<Req>(api: ApiDescriptor<Req, unknown>, version: number, body: Req, clientId: string | null = 'raw-test'): number {
+  sendRequest<Req>(
+    api: ApiDescriptor<Req, unknown>,
+    version: number,
+    body: Req,
+    clientId: string | null = 'raw-test',
+  ): number {
     const id = this.correlation++;
     this.send(encodeRequest(api, version, id, clientId, body));
     return id;

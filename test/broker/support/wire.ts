@@ -4,19 +4,43 @@
 import { createTopicsApi } from '../../../src/protocol/messages/generated/create-topics.js';
 import { fetchApi } from '../../../src/protocol/messages/generated/fetch.js';
 import { produceApi } from '../../../src/protocol/messages/generated/produce.js';
-import { type DecodedRecord, decodeRecords, iterateBatches } from '../../../src/protocol/record-batch/index.js';
+import {
+  type DecodedRecord,
+  decodeRecords,
+  iterateBatches,
+} from '../../../src/protocol/record-batch/index.js';
 import type { RawClient } from './raw-client.js';
 
-export async function createTopic(c: RawClient, name: string, partitions = 1, configs: Record<string, string> = {}): Promise<number> {
+export async function createTopic(
+  c: RawClient,
+  name: string,
+  partitions = 1,
+  configs: Record<string, string> = {},
+): Promise<number> {
   const r = await c.request(createTopicsApi, 5, {
-    topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })) }],
+    topics: [
+      {
+        name,
+        numPartitions: partitions,
+        replicationFactor: 1,
+        assignments: [],
+        configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })),
+      },
+    ],
     timeoutMs: 5000,
     validateOnly: false,
   });
   return r.topics[0]!.errorCode;
 }
 
-export async function produce(c: RawClient, topic: string, partition: number, records: Buffer, acks = 1, version = 9) {
+export async function produce(
+  c: RawClient,
+  topic: string,
+  partition: number,
+  records: Buffer,
+  acks = 1,
+  version = 9,
+) {
   const r = await c.request(produceApi, version, {
     transactionalId: null,
     acks,
@@ -27,7 +51,12 @@ export async function produce(c: RawClient, topic: string, partition: number, re
 }
 
 /** Every record from `from` to the high watermark (read_uncommitted). */
-export async function fetchAll(c: RawClient, topic: string, partition: number, from = 0n): Promise<DecodedRecord[]> {
+export async function fetchAll(
+  c: RawClient,
+  topic: string,
+  partition: number,
+  from = 0n,
+): Promise<DecodedRecord[]> {
   const out: DecodedRecord[] = [];
   let offset = from;
   for (;;) {
@@ -41,7 +70,23 @@ export async function fetchAll(c: RawClient, topic: string, partition: number, f
       isolationLevel: 0,
       sessionId: 0,
       sessionEpoch: -1,
-      topics: [{ topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' }] }],
+      topics: [
+        {
+          topic,
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          partitions: [
+            {
+              partition,
+              currentLeaderEpoch: -1,
+              fetchOffset: offset,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: 1 << 20,
+              replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+            },
+          ],
+        },
+      ],
       forgottenTopicsData: [],
       rackId: '',
     });

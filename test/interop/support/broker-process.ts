@@ -16,7 +16,9 @@ export interface BrokerProcess {
 }
 
 export async function spawnBroker(args: readonly string[], timeoutMs = 30_000): Promise<BrokerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
@@ -24,7 +26,9 @@ export async function spawnBroker(args: readonly string[], timeoutMs = 30_000): 
   child.stderr!.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const m = /listening on (\S+):(\d+)/.exec(out);

@@ -8,7 +8,11 @@ export interface ExecResult {
   stderr: string;
 }
 
-export function exec(cmd: string, args: readonly string[], opts: { input?: Buffer | string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ExecResult> {
+export function exec(
+  cmd: string,
+  args: readonly string[],
+  opts: { input?: Buffer | string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, [...args], { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env ?? process.env });
     const out: Buffer[] = [];

@@ -11,7 +11,11 @@ export interface StoredBatch {
   size: number;
 }
 
-export async function storedBatches(dataDir: string, topic: string, partition: number): Promise<StoredBatch[]> {
+export async function storedBatches(
+  dataDir: string,
+  topic: string,
+  partition: number,
+): Promise<StoredBatch[]> {
   const dir = join(dataDir, `${topic}-${partition}`);
   const files = (await readdir(dir)).filter((f) => f.endsWith('.log')).sort();
   const out: StoredBatch[] = [];
@@ -20,7 +24,12 @@ export async function storedBatches(dataDir: string, topic: string, partition: n
     let p = 0;
     while (p + 61 <= d.length) {
       const length = d.readInt32BE(p + 8);
-      out.push({ baseOffset: d.readBigInt64BE(p), codec: d.readInt16BE(p + 21) & 7, recordCount: d.readInt32BE(p + 57), size: 12 + length });
+      out.push({
+        baseOffset: d.readBigInt64BE(p),
+        codec: d.readInt16BE(p + 21) & 7,
+        recordCount: d.readInt32BE(p + 57),
+        size: 12 + length,
+      });
       p += 12 + length;
     }
   }
