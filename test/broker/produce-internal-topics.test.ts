@@ -40,7 +40,12 @@ const batch = (): Buffer => encodeRecordBatchSync([{ key: Buffer.from('k'), valu
 
 /** Produce v9 with the given client id; partition responses in request order. */
 async function produceAs(clientId: string, topics: ProduceRequest['topicData']) {
-  const id = c.sendRequest(produceApi, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: topics }, clientId);
+  const id = c.sendRequest(
+    produceApi,
+    9,
+    { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: topics },
+    clientId,
+  );
   const frame = await c.nextFrame();
   assert.ok(frame, 'a produce response');
   const { correlationId, body } = decodeResponse(produceApi, 9, frame);
@@ -53,7 +58,9 @@ const endOf = async (topic: string, partition: number) => (await fetchAll(c, top
 for (const topic of ['__consumer_offsets', '__transaction_state']) {
   test(`a client's Produce to ${topic} is refused with INVALID_TOPIC_EXCEPTION`, async () => {
     const before = await endOf(topic, 3);
-    const [r] = await produceAs('raw-test', [{ name: topic, partitionData: [{ index: 3, records: batch() }] }]);
+    const [r] = await produceAs('raw-test', [
+      { name: topic, partitionData: [{ index: 3, records: batch() }] },
+    ]);
     assert.equal(r?.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
     assert.equal(r?.errorMessage, `Cannot append to internal topic ${topic}`);
     assert.equal(r?.baseOffset, -1n);
@@ -79,18 +86,24 @@ test('the refusal is per partition: other topics of the same request are written
 test('record checks come first, as in Kafka (validateRecords before the append)', async () => {
   const bad = batch();
   bad.writeInt8(1, 16); // magic 1
-  const [r] = await produceAs('raw-test', [{ name: '__consumer_offsets', partitionData: [{ index: 1, records: bad }] }]);
+  const [r] = await produceAs('raw-test', [
+    { name: '__consumer_offsets', partitionData: [{ index: 1, records: bad }] },
+  ]);
   assert.equal(r?.errorCode, ErrorCode.INVALID_RECORD);
 });
 
 test('a nonexistent partition of an internal topic answers UNKNOWN_TOPIC_OR_PARTITION', async () => {
-  const [r] = await produceAs('raw-test', [{ name: '__consumer_offsets', partitionData: [{ index: 999, records: batch() }] }]);
+  const [r] = await produceAs('raw-test', [
+    { name: '__consumer_offsets', partitionData: [{ index: 999, records: batch() }] },
+  ]);
   assert.equal(r?.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
 });
 
 test('the __admin_client client id may write an internal topic (Kafka tooling)', async () => {
   const before = await endOf('__transaction_state', 7);
-  const [r] = await produceAs('__admin_client', [{ name: '__transaction_state', partitionData: [{ index: 7, records: batch() }] }]);
+  const [r] = await produceAs('__admin_client', [
+    { name: '__transaction_state', partitionData: [{ index: 7, records: batch() }] },
+  ]);
   assert.equal(r?.errorCode, ErrorCode.NONE);
   assert.equal(await endOf('__transaction_state', 7), before + 1);
 });
