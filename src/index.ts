@@ -6,3 +6,12 @@ export {
 } from './broker/broker.js';
 export { type BrokerConfig, type BrokerConfigInput, ConfigError, loadBrokerConfig } from './broker/config/broker-config.js';
 export type { Logger, LogLevel } from './broker/logger.js';
+export {
+  Admin,
+  Producer,
+  KafkaClientError,
+  type ClientOptions,
+  type ProducerOptions,
+  type ProducerRecord,
+  type RecordMetadata,
+} from './client/index.js';

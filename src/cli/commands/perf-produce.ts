@@ -7,6 +7,7 @@
 // Like Kafka, the payload is one random uppercase string reused for every record, keys are
 // null, latencies are sampled (at most 500,000 kept) and percentiles read from the sorted sample.
 import { parseArgs } from 'node:util';
+import type { RecordMetadata } from '../../client/producer/producer-batch.js';
 import { Producer } from '../../client/producer/producer.js';
 import { type CommandIO, CommandUsageError, normalizeArgs, processIO, producerOptionsFrom, runCommand } from './produce.js';
 
@@ -138,13 +139,15 @@ export async function perfProduce(
   const stats = new PerfStats(num, out);
   let firstError: Error | null = null;
   const start = Date.now();
+  // One shared callback: the record's create timestamp (set by send()) is its send time, so no
+  // per-record closure has to live while the record waits in the buffer.
+  const onDelivery = (err: Error | null, md: RecordMetadata | null): void => {
+    const now = Date.now();
+    if (err !== null) firstError ??= err;
+    else stats.record(now - md!.timestamp, size, now);
+  };
   for (let i = 0; i < num; i++) {
-    const sendStart = Date.now();
-    const ok = producer.send({ topic, value: payload }, (err) => {
-      const now = Date.now();
-      if (err !== null) firstError ??= err;
-      else stats.record(now - sendStart, size, now);
-    });
+    const ok = producer.send({ topic, value: payload }, onDelivery);
     if (!ok) await producer.bufferAvailable();
     if (throughput > 0) {
       // Sleep until this record's slot, like Kafka's ThroughputThrottler.

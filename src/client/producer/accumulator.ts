@@ -11,10 +11,26 @@ export class MemoryPool {
   readonly total: number;
   #available: number;
   #waiters: (() => void)[] = [];
+  // Buffers of exactly batch.size are recycled (like Java's BufferPool free list): a busy
+  // producer then reuses the same buffer.memory instead of leaving megabytes of dead
+  // ArrayBuffers for the garbage collector, which is what made RSS balloon.
+  readonly #poolable: number;
+  #free: Buffer[] = [];
 
-  constructor(total: number) {
+  constructor(total: number, poolable = 0) {
     this.total = total;
     this.#available = total;
+    this.#poolable = poolable;
+  }
+
+  /** A buffer for a new batch: recycled when `size` is the pooled size. Accounting is separate. */
+  allocate(size: number): Buffer | undefined {
+    return size === this.#poolable ? this.#free.pop() : undefined;
+  }
+
+  /** Returns a batch buffer nobody references any more (its request was answered). */
+  recycle(buf: Buffer): void {
+    if (buf.length === this.#poolable && (this.#free.length + 1) * this.#poolable <= this.total) this.#free.push(buf);
   }
 
   get available(): number {
@@ -76,9 +92,12 @@ export class RecordAccumulator {
   /** Number of records appended and not yet completed (for flush and close). */
   pendingBatches = 0;
 
+  /** False with acks=0: a request's buffers may still be queued in the socket when it "completes". */
+  recycleBuffers = true;
+
   constructor(batchSize: number, bufferMemory: number) {
     this.batchSize = batchSize;
-    this.pool = new MemoryPool(bufferMemory);
+    this.pool = new MemoryPool(bufferMemory, Math.max(batchSize, BATCH_HEADER_SIZE + 64));
   }
 
   queue(topic: string, partition: number): PartitionQueue {
@@ -121,7 +140,7 @@ export class RecordAccumulator {
     }
     const capacity = this.batchCapacityFor(key, value, headers);
     if (!this.pool.tryReserve(capacity)) return NO_MEMORY;
-    const batch = new ProducerBatch(topic, partition, capacity, now);
+    const batch = new ProducerBatch(topic, partition, capacity, now, this.pool.allocate(Math.max(capacity, BATCH_HEADER_SIZE + 64)));
     batch.tryAppend(timestamp, key, value, headers, cb);
     q.batches.push(batch);
     this.pendingBatches++;
@@ -132,6 +151,7 @@ export class RecordAccumulator {
 
   /** Releases a completed batch's memory. */
   release(batch: ProducerBatch): void {
+    if (this.recycleBuffers && !batch.inFlight) this.pool.recycle(batch.buffer);
     this.pool.release(batch.reserved);
     this.pendingBatches--;
   }

@@ -100,8 +100,9 @@ export class BatchBuilder {
   baseTimestamp = 0;
   maxTimestamp = -1;
 
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(capacity, BATCH_HEADER_SIZE + 64));
+  /** `buf` may come from the accumulator's free list; otherwise a new buffer of `capacity`. */
+  constructor(capacity: number, buf?: Buffer) {
+    this.buf = buf ?? Buffer.allocUnsafe(Math.max(capacity, BATCH_HEADER_SIZE + 64));
   }
 
   get capacity(): number {

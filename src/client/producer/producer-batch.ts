@@ -44,12 +44,16 @@ export class ProducerBatch {
   producerId = -1n;
   producerEpoch = -1;
 
-  constructor(topic: string, partition: number, capacity: number, now: number) {
+  /** The buffer records were encoded into (returned to the pool when the batch completes). */
+  readonly buffer: Buffer;
+
+  constructor(topic: string, partition: number, capacity: number, now: number, buf?: Buffer) {
     this.topic = topic;
     this.partition = partition;
     this.createdAt = now;
     this.reserved = capacity;
-    this.builder = new BatchBuilder(capacity);
+    this.builder = new BatchBuilder(capacity, buf);
+    this.buffer = this.builder.buf;
   }
 
   /** Bytes appended so far (records area plus header). */
