@@ -154,7 +154,6 @@ export class Fetcher {
     this.#reserved += maxBytes;
     this.requests++;
     const o = this.#opts;
-    const T0 = performance.now();
     link
       .request(
         fetchApi,
@@ -176,7 +175,7 @@ export class Fetcher {
         { minVersion: 4, maxVersion: haveIds ? undefined : 12, timeoutMs: o.requestTimeoutMs + o.fetchMaxWaitMs },
       )
       .then(
-        (res) => { console.log('fetch', (performance.now() - T0).toFixed(1), 'ms', res.responses.map((t) => t.partitions.map((p) => p.records?.length)).flat(), 'maxBytes', maxBytes, 'off', [...sent.values()].map((x) => x.offset)); this.#onResponse(res, sent, idToName); },
+        (res) => this.#onResponse(res, sent, idToName),
         (err: unknown) => this.#onFailure(err, sent),
       )
       .finally(() => {
