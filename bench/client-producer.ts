@@ -44,7 +44,8 @@ class Recorder {
     this.#lat = new Float64Array(Math.ceil(records / this.#every) + 1);
   }
   add(ms: number, count = 1): void {
-    for (let c = 0; c < count; c++) if (this.#i++ % this.#every === 0 && this.#n < this.#lat.length) this.#lat[this.#n++] = ms;
+    for (let c = 0; c < count; c++)
+      if (this.#i++ % this.#every === 0 && this.#n < this.#lat.length) this.#lat[this.#n++] = ms;
   }
   report(client: string, records: number, size: number, seconds: number): void {
     const sorted = this.#lat.slice(0, this.#n).sort();
@@ -65,9 +66,21 @@ class Recorder {
 // ---- workers ------------------------------------------------------------------------------
 
 /** Our producer with Kafka's defaults (batch.size 16 KiB), or with 128 KiB batches. */
-async function samsaWorker(bootstrap: string, topic: string, n: number, size: number, batchSize = 16384): Promise<void> {
+async function samsaWorker(
+  bootstrap: string,
+  topic: string,
+  n: number,
+  size: number,
+  batchSize = 16384,
+): Promise<void> {
   const { Producer } = await import('../src/client/index.js');
-  const producer = new Producer({ bootstrapServers: bootstrap, acks: 1, lingerMs: 5, batchSize, clientId: 'bench-samsa' });
+  const producer = new Producer({
+    bootstrapServers: bootstrap,
+    acks: 1,
+    lingerMs: 5,
+    batchSize,
+    clientId: 'bench-samsa',
+  });
   const payload = Buffer.alloc(size, 65);
   await producer.send({ topic, value: payload }); // warm-up: connection + metadata
   const rec = new Recorder(n);
@@ -92,7 +105,11 @@ async function samsaWorker(bootstrap: string, topic: string, n: number, size: nu
 }
 
 /** Batches of 1000 records, at most 5 send() calls in flight (kafkajs and @platformatic). */
-async function batchedLoop(n: number, send: (count: number) => Promise<unknown>, rec: Recorder): Promise<number> {
+async function batchedLoop(
+  n: number,
+  send: (count: number) => Promise<unknown>,
+  rec: Recorder,
+): Promise<number> {
   const BATCH = 1000;
   const inflight = new Set<Promise<unknown>>();
   const start = performance.now();
@@ -120,7 +137,8 @@ async function kafkajsWorker(bootstrap: string, topic: string, n: number, size: 
   const rec = new Recorder(n);
   const seconds = await batchedLoop(
     n,
-    (count) => producer.send({ topic, acks: 1, messages: Array.from({ length: count }, () => ({ value: payload })) }),
+    (count) =>
+      producer.send({ topic, acks: 1, messages: Array.from({ length: count }, () => ({ value: payload })) }),
     rec,
   );
   await producer.disconnect();
@@ -129,7 +147,12 @@ async function kafkajsWorker(bootstrap: string, topic: string, n: number, size: 
 
 async function platformaticWorker(bootstrap: string, topic: string, n: number, size: number): Promise<void> {
   const { Producer } = await import('@platformatic/kafka');
-  const producer = new Producer({ clientId: 'bench-platformatic', bootstrapBrokers: [bootstrap], acks: 1, idempotent: false });
+  const producer = new Producer({
+    clientId: 'bench-platformatic',
+    bootstrapBrokers: [bootstrap],
+    acks: 1,
+    idempotent: false,
+  });
   const payload = Buffer.alloc(size, 65);
   await producer.send({ messages: [{ topic, value: payload }] });
   const rec = new Recorder(n);
@@ -142,7 +165,7 @@ async function platformaticWorker(bootstrap: string, topic: string, n: number, s
   rec.report('platformatic', n, size, seconds);
 }
 
-const PYTHON_WORKER = String.raw`
+const PYTHON_WORKER = `
 import sys, time, json, resource
 from confluent_kafka import Producer
 bootstrap, topic, n, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -188,7 +211,8 @@ function runChild(cmd: string, args: string[]): Promise<Result> {
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('close', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || line === undefined) reject(new Error(`${args.join(' ')} failed (${code}): ${err.slice(-2000)}`));
+      if (code !== 0 || line === undefined)
+        reject(new Error(`${args.join(' ')} failed (${code}): ${err.slice(-2000)}`));
       else resolve(JSON.parse(line.slice(7)) as Result);
     });
   });
@@ -198,7 +222,18 @@ function startBrokerProcess(dataDir: string): Promise<{ child: ChildProcess; boo
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'start',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'warn',
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -238,7 +273,16 @@ async function orchestrate(): Promise<void> {
         const r =
           c === 'librdkafka'
             ? await runChild('/usr/bin/python3', ['-c', PYTHON_WORKER, bootstrap, topic, ...args])
-            : await runChild(process.execPath, ['--import', 'tsx', 'bench/client-producer.ts', '--worker', c, bootstrap, topic, ...args]);
+            : await runChild(process.execPath, [
+                '--import',
+                'tsx',
+                'bench/client-producer.ts',
+                '--worker',
+                c,
+                bootstrap,
+                topic,
+                ...args,
+              ]);
         results.push(r);
         process.stdout.write(
           `${c.padEnd(13)} ${String(w.n).padStart(8)} × ${String(w.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, peak RSS ${r.maxRssMB.toFixed(0)} MB\n`,

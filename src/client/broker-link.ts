@@ -2,11 +2,12 @@
 // the broker advertised in ApiVersions. Every request picks the highest version both sides
 // support, so the client never sends a version a broker removed (Kafka 4 dropped many old ones).
 // Reconnects wait an exponential backoff with jitter after each failed attempt.
-import { Reader } from '../protocol/primitives/reader.js';
+
 import { ErrorCode } from '../protocol/errors.js';
-import { encodeRequest, readResponseHeader, responseHeaderVersion } from '../protocol/messages/index.js';
 import { type ApiVersionsResponse, apiVersionsApi } from '../protocol/messages/generated/api-versions.js';
+import { encodeRequest, readResponseHeader, responseHeaderVersion } from '../protocol/messages/index.js';
 import type { ApiDescriptor } from '../protocol/messages/runtime.js';
+import { Reader } from '../protocol/primitives/reader.js';
 import { backoffMs, type ResolvedClientOptions } from './config.js';
 import { Connection } from './connection.js';
 import { ClientClosedError, KafkaResponseError, UnsupportedVersionError } from './errors.js';
@@ -46,7 +47,7 @@ export class BrokerLink {
   }
 
   get connected(): boolean {
-    return this.#conn !== null && this.#conn.connected;
+    return this.#conn?.connected === true;
   }
 
   get inFlight(): number {
@@ -66,7 +67,9 @@ export class BrokerLink {
     if (b === undefined || min > max) {
       throw new UnsupportedVersionError(
         `broker ${this.nodeId} (${this.host}:${this.port}) supports no usable version of ${api.name}` +
-          (b ? ` (broker ${b.min}-${b.max}, client ${Math.max(api.minVersion, o?.minVersion ?? 0)}-${Math.min(api.maxVersion, o?.maxVersion ?? api.maxVersion)})` : ''),
+          (b
+            ? ` (broker ${b.min}-${b.max}, client ${Math.max(api.minVersion, o?.minVersion ?? 0)}-${Math.min(api.maxVersion, o?.maxVersion ?? api.maxVersion)})`
+            : ''),
       );
     }
     return max;
@@ -76,7 +79,7 @@ export class BrokerLink {
   ready(): Promise<Connection> {
     if (this.#closed) return Promise.reject(new ClientClosedError());
     const c = this.#conn;
-    if (c !== null && c.connected) return Promise.resolve(c);
+    if (c?.connected) return Promise.resolve(c);
     if (this.#ready === null) {
       this.#ready = this.#open().finally(() => {
         this.#ready = null;
@@ -120,7 +123,7 @@ export class BrokerLink {
   /** The open connection if there is one (no connect attempt). */
   currentConnection(): Connection | null {
     const c = this.#conn;
-    return c !== null && c.connected ? c : null;
+    return c?.connected ? c : null;
   }
 
   close(): void {
@@ -146,7 +149,8 @@ export class BrokerLink {
       conn.close();
       this.#failures++;
       this.#nextAttemptAt =
-        Date.now() + backoffMs(this.#opts.reconnectBackoffMs, this.#opts.reconnectBackoffMaxMs, this.#failures - 1);
+        Date.now() +
+        backoffMs(this.#opts.reconnectBackoffMs, this.#opts.reconnectBackoffMaxMs, this.#failures - 1);
       throw err;
     }
     if (this.#closed) {
@@ -184,7 +188,8 @@ export class BrokerLink {
       const next = Math.min(mine?.maxVersion ?? 0, apiVersionsApi.maxVersion);
       if (next < version) return this.#negotiate(conn, next, 1);
     }
-    if (res.errorCode !== 0) throw new KafkaResponseError(res.errorCode, `ApiVersions from ${this.host}:${this.port}`);
+    if (res.errorCode !== 0)
+      throw new KafkaResponseError(res.errorCode, `ApiVersions from ${this.host}:${this.port}`);
     this.#versions.clear();
     for (const k of res.apiKeys) this.#versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
   }

@@ -27,7 +27,14 @@ import {
   type OffsetToCommit,
   resetConsumerGroupOffsets,
 } from './groups.js';
-import { type DeleteRecordsTarget, deleteRecords, type ListedOffset, listOffsets, type OffsetQuery, type OffsetSpec } from './partition-ops.js';
+import {
+  type DeleteRecordsTarget,
+  deleteRecords,
+  type ListedOffset,
+  listOffsets,
+  type OffsetQuery,
+  type OffsetSpec,
+} from './partition-ops.js';
 import {
   type CreatedTopic,
   createPartitions,
@@ -64,7 +71,10 @@ export class Admin {
   }
 
   // topics
-  createTopics(topics: readonly NewTopic[], o?: TimeoutOptions & { validateOnly?: boolean }): Promise<CreatedTopic[]> {
+  createTopics(
+    topics: readonly NewTopic[],
+    o?: TimeoutOptions & { validateOnly?: boolean },
+  ): Promise<CreatedTopic[]> {
     return createTopics(this.#ctx, topics, o);
   }
   deleteTopics(names: readonly string[], o?: TimeoutOptions): Promise<void> {
@@ -76,7 +86,10 @@ export class Admin {
   describeTopics(names?: readonly string[]): Promise<TopicDescription[]> {
     return describeTopics(this.#ctx, names);
   }
-  createPartitions(list: readonly NewPartitions[], o?: TimeoutOptions & { validateOnly?: boolean }): Promise<void> {
+  createPartitions(
+    list: readonly NewPartitions[],
+    o?: TimeoutOptions & { validateOnly?: boolean },
+  ): Promise<void> {
     return createPartitions(this.#ctx, list, o);
   }
 
@@ -84,7 +97,10 @@ export class Admin {
   describeConfigs(resources: readonly ConfigResource[]): Promise<ConfigDescription[]> {
     return describeConfigs(this.#ctx, resources);
   }
-  incrementalAlterConfigs(alterations: readonly ConfigAlteration[], o?: { validateOnly?: boolean }): Promise<void> {
+  incrementalAlterConfigs(
+    alterations: readonly ConfigAlteration[],
+    o?: { validateOnly?: boolean },
+  ): Promise<void> {
     return incrementalAlterConfigs(this.#ctx, alterations, o);
   }
 
@@ -98,7 +114,10 @@ export class Admin {
   deleteGroups(groupIds: readonly string[]): Promise<void> {
     return deleteGroups(this.#ctx, groupIds);
   }
-  listConsumerGroupOffsets(groupId: string, partitions?: readonly TopicPartition[]): Promise<CommittedOffset[]> {
+  listConsumerGroupOffsets(
+    groupId: string,
+    partitions?: readonly TopicPartition[],
+  ): Promise<CommittedOffset[]> {
     return listConsumerGroupOffsets(this.#ctx, groupId, partitions);
   }
   alterConsumerGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<void> {
@@ -119,10 +138,16 @@ export class Admin {
   describeCluster(): Promise<ClusterDescription> {
     return describeCluster(this.#ctx);
   }
-  deleteRecords(targets: readonly DeleteRecordsTarget[], o?: { timeoutMs?: number }): Promise<(TopicPartition & { lowWatermark: bigint })[]> {
+  deleteRecords(
+    targets: readonly DeleteRecordsTarget[],
+    o?: { timeoutMs?: number },
+  ): Promise<(TopicPartition & { lowWatermark: bigint })[]> {
     return deleteRecords(this.#ctx, targets, o);
   }
-  listOffsets(queries: readonly OffsetQuery[], o?: { isolationLevel?: 'read_uncommitted' | 'read_committed' }): Promise<ListedOffset[]> {
+  listOffsets(
+    queries: readonly OffsetQuery[],
+    o?: { isolationLevel?: 'read_uncommitted' | 'read_committed' },
+  ): Promise<ListedOffset[]> {
     return listOffsets(this.#ctx, queries, o);
   }
 }

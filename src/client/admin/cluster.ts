@@ -14,8 +14,12 @@ export async function describeCluster(ctx: AdminContext): Promise<ClusterDescrip
   return ctx.retry(async () => {
     const link = await ctx.pool.any();
     if (link.brokerRange(describeClusterApi.key) !== undefined) {
-      const res = await link.request(describeClusterApi, { includeClusterAuthorizedOperations: false, endpointType: 1 });
-      if (res.errorCode !== 0) throw new KafkaResponseError(res.errorCode, 'DescribeCluster', res.errorMessage);
+      const res = await link.request(describeClusterApi, {
+        includeClusterAuthorizedOperations: false,
+        endpointType: 1,
+      });
+      if (res.errorCode !== 0)
+        throw new KafkaResponseError(res.errorCode, 'DescribeCluster', res.errorMessage);
       return {
         clusterId: res.clusterId,
         controller: res.controllerId,

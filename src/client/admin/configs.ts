@@ -7,7 +7,12 @@ import { KafkaResponseError } from '../errors.js';
 import type { AdminContext } from './context.js';
 
 export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'group';
-const RESOURCE_TYPE: Record<ConfigResourceType, number> = { topic: 2, broker: 4, 'broker-logger': 8, group: 32 };
+const RESOURCE_TYPE: Record<ConfigResourceType, number> = {
+  topic: 2,
+  broker: 4,
+  'broker-logger': 8,
+  group: 32,
+};
 const SOURCES = [
   'UNKNOWN',
   'DYNAMIC_TOPIC_CONFIG',
@@ -61,18 +66,24 @@ async function target(ctx: AdminContext, r: { type: ConfigResourceType; name: st
   return ctx.pool.any();
 }
 
-export async function describeConfigs(ctx: AdminContext, resources: readonly ConfigResource[]): Promise<ConfigDescription[]> {
+export async function describeConfigs(
+  ctx: AdminContext,
+  resources: readonly ConfigResource[],
+): Promise<ConfigDescription[]> {
   const out: ConfigDescription[] = [];
   for (const r of resources) {
     const res = await ctx.retry(async () =>
       (await target(ctx, r)).request(describeConfigsApi, {
-        resources: [{ resourceType: RESOURCE_TYPE[r.type], resourceName: r.name, configurationKeys: r.keys ?? null }],
+        resources: [
+          { resourceType: RESOURCE_TYPE[r.type], resourceName: r.name, configurationKeys: r.keys ?? null },
+        ],
         includeSynonyms: false,
         includeDocumentation: false,
       }),
     );
     for (const d of res.results) {
-      if (d.errorCode !== 0) throw new KafkaResponseError(d.errorCode, `describe configs of ${r.type} ${r.name}`, d.errorMessage);
+      if (d.errorCode !== 0)
+        throw new KafkaResponseError(d.errorCode, `describe configs of ${r.type} ${r.name}`, d.errorMessage);
       out.push({
         type: r.type,
         name: d.resourceName,
@@ -103,14 +114,19 @@ export async function incrementalAlterConfigs(
           {
             resourceType: RESOURCE_TYPE[a.type],
             resourceName: a.name,
-            configs: a.ops.map((op) => ({ name: op.key, configOperation: OPS[op.op], value: op.value ?? null })),
+            configs: a.ops.map((op) => ({
+              name: op.key,
+              configOperation: OPS[op.op],
+              value: op.value ?? null,
+            })),
           },
         ],
         validateOnly: o.validateOnly ?? false,
       }),
     );
     for (const r of res.responses) {
-      if (r.errorCode !== 0) throw new KafkaResponseError(r.errorCode, `alter configs of ${a.type} ${a.name}`, r.errorMessage);
+      if (r.errorCode !== 0)
+        throw new KafkaResponseError(r.errorCode, `alter configs of ${a.type} ${a.name}`, r.errorMessage);
     }
   }
 }

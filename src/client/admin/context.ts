@@ -42,7 +42,8 @@ export class AdminContext {
       } catch (err) {
         // A KafkaResponseError thrown as such is final (e.g. UNKNOWN_TOPIC_OR_PARTITION for a
         // topic that does not exist); steps mark what is worth retrying with RetryableStep.
-        if (!(err instanceof KafkaClientError) || !err.retriable || err instanceof KafkaResponseError) throw err;
+        if (!(err instanceof KafkaClientError) || !err.retriable || err instanceof KafkaResponseError)
+          throw err;
         const wait = backoffMs(this.options.retryBackoffMs, this.options.retryBackoffMaxMs, attempt);
         if (Date.now() + wait > deadline) throw err instanceof RetryableStep ? err.cause : err;
         await new Promise((r) => setTimeout(r, wait));
@@ -91,9 +92,13 @@ export class AdminContext {
       if (it.partition >= t.partitions.length || it.partition < 0) {
         throw new KafkaResponseError(3, `partition ${it.topic}-${it.partition}`);
       }
-      if (leader === undefined) throw new RetryableStep(new KafkaResponseError(5, `partition ${it.topic}-${it.partition}`));
+      if (leader === undefined)
+        throw new RetryableStep(new KafkaResponseError(5, `partition ${it.topic}-${it.partition}`));
       let l = out.get(leader);
-      if (l === undefined) out.set(leader, (l = []));
+      if (l === undefined) {
+        l = [];
+        out.set(leader, l);
+      }
       l.push(it);
     }
     return out;
@@ -111,7 +116,10 @@ export function byTopic<T extends { topic: string }>(items: readonly T[]): Map<s
   const m = new Map<string, T[]>();
   for (const i of items) {
     let l = m.get(i.topic);
-    if (l === undefined) m.set(i.topic, (l = []));
+    if (l === undefined) {
+      l = [];
+      m.set(i.topic, l);
+    }
     l.push(i);
   }
   return m;

@@ -50,9 +50,16 @@ export async function listGroups(ctx: AdminContext): Promise<GroupListing[]> {
   const brokers = ctx.pool.brokers();
   const all = await Promise.all(
     brokers.map(async (b) => {
-      const res = await ctx.retry(() => ctx.link(b.nodeId).request(listGroupsApi, { statesFilter: [], typesFilter: [] }));
-      if (res.errorCode !== 0) throw new KafkaResponseError(res.errorCode, `ListGroups on broker ${b.nodeId}`);
-      return res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState }));
+      const res = await ctx.retry(() =>
+        ctx.link(b.nodeId).request(listGroupsApi, { statesFilter: [], typesFilter: [] }),
+      );
+      if (res.errorCode !== 0)
+        throw new KafkaResponseError(res.errorCode, `ListGroups on broker ${b.nodeId}`);
+      return res.groups.map((g) => ({
+        groupId: g.groupId,
+        protocolType: g.protocolType,
+        state: g.groupState,
+      }));
     }),
   );
   return all.flat().sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
@@ -64,13 +71,18 @@ function decodeAssignment(protocolType: string, buf: Buffer): TopicPartition[] {
     const r = new Reader(buf);
     const version = r.int16();
     const a = readConsumerProtocolAssignment(r, Math.min(Math.max(version, 0), 3));
-    return a.assignedPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+    return a.assignedPartitions.flatMap((t) =>
+      t.partitions.map((partition) => ({ topic: t.topic, partition })),
+    );
   } catch {
     return []; // an assignor we do not understand: the raw bytes are still returned
   }
 }
 
-export async function describeGroups(ctx: AdminContext, groupIds: readonly string[]): Promise<GroupDescription[]> {
+export async function describeGroups(
+  ctx: AdminContext,
+  groupIds: readonly string[],
+): Promise<GroupDescription[]> {
   return Promise.all(
     groupIds.map((groupId) =>
       ctx.retry(async () => {
@@ -79,7 +91,8 @@ export async function describeGroups(ctx: AdminContext, groupIds: readonly strin
           includeAuthorizedOperations: false,
         });
         const g = res.groups[0];
-        if (g === undefined) throw new KafkaResponseError(-1, `DescribeGroups returned nothing for ${groupId}`);
+        if (g === undefined)
+          throw new KafkaResponseError(-1, `DescribeGroups returned nothing for ${groupId}`);
         ctx.checkGroupError(groupId, g.errorCode, 'describe group');
         return {
           groupId: g.groupId,
@@ -103,7 +116,9 @@ export async function describeGroups(ctx: AdminContext, groupIds: readonly strin
 export async function deleteGroups(ctx: AdminContext, groupIds: readonly string[]): Promise<void> {
   for (const groupId of groupIds) {
     await ctx.retry(async () => {
-      const res = await (await ctx.groupCoordinator(groupId)).request(deleteGroupsApi, { groupsNames: [groupId] });
+      const res = await (await ctx.groupCoordinator(groupId)).request(deleteGroupsApi, {
+        groupsNames: [groupId],
+      });
       for (const r of res.results) ctx.checkGroupError(groupId, r.errorCode, 'delete group');
     });
   }
@@ -118,11 +133,19 @@ export async function listConsumerGroupOffsets(
   const topics =
     partitions === undefined
       ? null
-      : [...byTopic(partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map((p) => p.partition) }));
+      : [...byTopic(partitions)].map(([name, ps]) => ({
+          name,
+          partitionIndexes: ps.map((p) => p.partition),
+        }));
   return ctx.retry(async () => {
     const res = await (await ctx.groupCoordinator(groupId)).request(
       offsetFetchApi,
-      { groupId, topics, groups: [{ groupId, memberId: null, memberEpoch: -1, topics }], requireStable: true },
+      {
+        groupId,
+        topics,
+        groups: [{ groupId, memberId: null, memberEpoch: -1, topics }],
+        requireStable: true,
+      },
       // v2+ lets topics be null (= all); Kafka 4 removed v0.
       { minVersion: topics === null ? 2 : 1 },
     );
@@ -134,7 +157,13 @@ export async function listConsumerGroupOffsets(
       for (const p of t.partitions) {
         ctx.checkGroupError(groupId, p.errorCode, `fetch offset of ${t.name}-${p.partitionIndex}`);
         if (p.committedOffset < 0n) continue; // nothing committed for this partition
-        out.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata });
+        out.push({
+          topic: t.name,
+          partition: p.partitionIndex,
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata: p.metadata,
+        });
       }
     }
     return out;
@@ -147,7 +176,11 @@ export interface OffsetToCommit extends TopicPartition {
 }
 
 /** Sets committed offsets of a group that has no active members (UNKNOWN_MEMBER_ID otherwise). */
-export async function alterConsumerGroupOffsets(ctx: AdminContext, groupId: string, offsets: readonly OffsetToCommit[]): Promise<void> {
+export async function alterConsumerGroupOffsets(
+  ctx: AdminContext,
+  groupId: string,
+  offsets: readonly OffsetToCommit[],
+): Promise<void> {
   await ctx.retry(async () => {
     const res = await (await ctx.groupCoordinator(groupId)).request(
       offsetCommitApi,
@@ -170,7 +203,9 @@ export async function alterConsumerGroupOffsets(ctx: AdminContext, groupId: stri
       },
       { minVersion: 2 },
     );
-    for (const t of res.topics) for (const p of t.partitions) ctx.checkGroupError(groupId, p.errorCode, `commit offset of ${t.name}-${p.partitionIndex}`);
+    for (const t of res.topics)
+      for (const p of t.partitions)
+        ctx.checkGroupError(groupId, p.errorCode, `commit offset of ${t.name}-${p.partitionIndex}`);
   });
 }
 
@@ -185,28 +220,46 @@ export async function resetConsumerGroupOffsets(
   if (typeof to === 'object' && 'offset' in to) {
     offsets = partitions.map((p) => ({ ...p, offset: to.offset }));
   } else {
-    const listed = await listOffsets(ctx, partitions.map((p) => ({ ...p, spec: to })));
+    const listed = await listOffsets(
+      ctx,
+      partitions.map((p) => ({ ...p, spec: to })),
+    );
     // No record at/after the timestamp: position at the end, like kafka-consumer-groups.
     const latest = listed.some((l) => l.offset < 0n)
-      ? await listOffsets(ctx, partitions.map((p) => ({ ...p, spec: 'latest' as const })))
+      ? await listOffsets(
+          ctx,
+          partitions.map((p) => ({ ...p, spec: 'latest' as const })),
+        )
       : [];
     offsets = listed.map((l) => ({
       topic: l.topic,
       partition: l.partition,
-      offset: l.offset >= 0n ? l.offset : latest.find((x) => x.topic === l.topic && x.partition === l.partition)!.offset,
+      offset:
+        l.offset >= 0n
+          ? l.offset
+          : latest.find((x) => x.topic === l.topic && x.partition === l.partition)!.offset,
     }));
   }
   await alterConsumerGroupOffsets(ctx, groupId, offsets);
   return offsets;
 }
 
-export async function deleteConsumerGroupOffsets(ctx: AdminContext, groupId: string, partitions: readonly TopicPartition[]): Promise<void> {
+export async function deleteConsumerGroupOffsets(
+  ctx: AdminContext,
+  groupId: string,
+  partitions: readonly TopicPartition[],
+): Promise<void> {
   await ctx.retry(async () => {
     const res = await (await ctx.groupCoordinator(groupId)).request(offsetDeleteApi, {
       groupId,
-      topics: [...byTopic(partitions)].map(([name, ps]) => ({ name, partitions: ps.map((p) => ({ partitionIndex: p.partition })) })),
+      topics: [...byTopic(partitions)].map(([name, ps]) => ({
+        name,
+        partitions: ps.map((p) => ({ partitionIndex: p.partition })),
+      })),
     });
     ctx.checkGroupError(groupId, res.errorCode, 'delete offsets');
-    for (const t of res.topics) for (const p of t.partitions) ctx.checkGroupError(groupId, p.errorCode, `delete offset of ${t.name}-${p.partitionIndex}`);
+    for (const t of res.topics)
+      for (const p of t.partitions)
+        ctx.checkGroupError(groupId, p.errorCode, `delete offset of ${t.name}-${p.partitionIndex}`);
   });
 }

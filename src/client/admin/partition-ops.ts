@@ -69,9 +69,16 @@ export async function listOffsets(
         for (const t of res.topics) {
           for (const p of t.partitions) {
             const what = `list offsets of ${t.name}-${p.partitionIndex}`;
-            if (LEADER_MOVED.has(p.errorCode)) throw new RetryableStep(new KafkaResponseError(p.errorCode, what));
+            if (LEADER_MOVED.has(p.errorCode))
+              throw new RetryableStep(new KafkaResponseError(p.errorCode, what));
             if (p.errorCode !== 0) throw new KafkaResponseError(p.errorCode, what);
-            out.push({ topic: t.name, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch });
+            out.push({
+              topic: t.name,
+              partition: p.partitionIndex,
+              offset: p.offset,
+              timestamp: p.timestamp,
+              leaderEpoch: p.leaderEpoch,
+            });
           }
         }
         return out;
@@ -107,7 +114,8 @@ export async function deleteRecords(
         for (const t of res.topics) {
           for (const p of t.partitions) {
             const what = `delete records of ${t.name}-${p.partitionIndex}`;
-            if (LEADER_MOVED.has(p.errorCode)) throw new RetryableStep(new KafkaResponseError(p.errorCode, what));
+            if (LEADER_MOVED.has(p.errorCode))
+              throw new RetryableStep(new KafkaResponseError(p.errorCode, what));
             if (p.errorCode !== 0) throw new KafkaResponseError(p.errorCode, what);
             out.push({ topic: t.name, partition: p.partitionIndex, lowWatermark: p.lowWatermark });
           }

@@ -81,19 +81,34 @@ export async function createTopics(
         validateOnly: o.validateOnly ?? false,
       },
       // v0-v3 cannot express "broker default" partitions/replication (-1), v4+ can.
-      { minVersion: topics.some((t) => t.numPartitions === undefined || t.replicationFactor === undefined) ? 4 : 0, timeoutMs: timeoutMs + 5000 },
+      {
+        minVersion: topics.some((t) => t.numPartitions === undefined || t.replicationFactor === undefined)
+          ? 4
+          : 0,
+        timeoutMs: timeoutMs + 5000,
+      },
     );
     const out: CreatedTopic[] = [];
     for (const r of res.topics) {
       controllerMoved(r.errorCode, `create topic ${r.name}`, r.errorMessage);
-      if (r.errorCode !== 0) throw new KafkaResponseError(r.errorCode, `create topic ${r.name}`, r.errorMessage);
-      out.push({ name: r.name, topicId: r.topicId, numPartitions: r.numPartitions, replicationFactor: r.replicationFactor });
+      if (r.errorCode !== 0)
+        throw new KafkaResponseError(r.errorCode, `create topic ${r.name}`, r.errorMessage);
+      out.push({
+        name: r.name,
+        topicId: r.topicId,
+        numPartitions: r.numPartitions,
+        replicationFactor: r.replicationFactor,
+      });
     }
     return out;
   }, timeoutMs + ctx.options.requestTimeoutMs);
 }
 
-export async function deleteTopics(ctx: AdminContext, names: readonly string[], o: TimeoutOptions = {}): Promise<void> {
+export async function deleteTopics(
+  ctx: AdminContext,
+  names: readonly string[],
+  o: TimeoutOptions = {},
+): Promise<void> {
   const timeoutMs = o.timeoutMs ?? ctx.options.requestTimeoutMs;
   await ctx.retry(async () => {
     const link = await ctx.controller();
@@ -104,13 +119,17 @@ export async function deleteTopics(ctx: AdminContext, names: readonly string[], 
     );
     for (const r of res.responses) {
       controllerMoved(r.errorCode, `delete topic ${r.name}`, r.errorMessage);
-      if (r.errorCode !== 0) throw new KafkaResponseError(r.errorCode, `delete topic ${r.name}`, r.errorMessage);
+      if (r.errorCode !== 0)
+        throw new KafkaResponseError(r.errorCode, `delete topic ${r.name}`, r.errorMessage);
     }
   }, timeoutMs + ctx.options.requestTimeoutMs);
 }
 
 /** Describes topics (all topics when `names` is omitted). */
-export async function describeTopics(ctx: AdminContext, names?: readonly string[]): Promise<TopicDescription[]> {
+export async function describeTopics(
+  ctx: AdminContext,
+  names?: readonly string[],
+): Promise<TopicDescription[]> {
   return ctx.retry(async () => {
     const link = await ctx.pool.any();
     const res = await link.request(
@@ -126,8 +145,10 @@ export async function describeTopics(ctx: AdminContext, names?: readonly string[
     ctx.metadata.apply(res);
     const out: TopicDescription[] = [];
     for (const t of res.topics) {
-      if (t.errorCode === ErrorCode.LEADER_NOT_AVAILABLE) throw new RetryableStep(new KafkaResponseError(t.errorCode, `topic ${t.name}`));
-      if (t.errorCode !== 0) throw new KafkaResponseError(t.errorCode, `describe topic ${t.name ?? t.topicId}`);
+      if (t.errorCode === ErrorCode.LEADER_NOT_AVAILABLE)
+        throw new RetryableStep(new KafkaResponseError(t.errorCode, `topic ${t.name}`));
+      if (t.errorCode !== 0)
+        throw new KafkaResponseError(t.errorCode, `describe topic ${t.name ?? t.topicId}`);
       out.push({
         name: t.name!,
         topicId: t.topicId,
@@ -148,7 +169,10 @@ export async function describeTopics(ctx: AdminContext, names?: readonly string[
   });
 }
 
-export async function listTopics(ctx: AdminContext, o: { includeInternal?: boolean } = {}): Promise<string[]> {
+export async function listTopics(
+  ctx: AdminContext,
+  o: { includeInternal?: boolean } = {},
+): Promise<string[]> {
   const all = await describeTopics(ctx);
   return all.filter((t) => o.includeInternal === true || !t.isInternal).map((t) => t.name);
 }
@@ -184,7 +208,8 @@ export async function createPartitions(
     );
     for (const r of res.results) {
       controllerMoved(r.errorCode, `create partitions for ${r.name}`, r.errorMessage);
-      if (r.errorCode !== 0) throw new KafkaResponseError(r.errorCode, `create partitions for ${r.name}`, r.errorMessage);
+      if (r.errorCode !== 0)
+        throw new KafkaResponseError(r.errorCode, `create partitions for ${r.name}`, r.errorMessage);
     }
   }, timeoutMs + ctx.options.requestTimeoutMs);
   ctx.metadata.requestUpdate(true);

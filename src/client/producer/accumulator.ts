@@ -30,7 +30,8 @@ export class MemoryPool {
 
   /** Returns a batch buffer nobody references any more (its request was answered). */
   recycle(buf: Buffer): void {
-    if (buf.length === this.#poolable && (this.#free.length + 1) * this.#poolable <= this.total) this.#free.push(buf);
+    if (buf.length === this.#poolable && (this.#free.length + 1) * this.#poolable <= this.total)
+      this.#free.push(buf);
   }
 
   get available(): number {
@@ -83,7 +84,11 @@ export const APPENDED = 0;
 export const APPENDED_NEW_BATCH = 1;
 export const APPENDED_BATCH_FULL = 2;
 export const NO_MEMORY = -1;
-export type AppendResult = typeof APPENDED | typeof APPENDED_NEW_BATCH | typeof APPENDED_BATCH_FULL | typeof NO_MEMORY;
+export type AppendResult =
+  | typeof APPENDED
+  | typeof APPENDED_NEW_BATCH
+  | typeof APPENDED_BATCH_FULL
+  | typeof NO_MEMORY;
 
 export class RecordAccumulator {
   readonly batchSize: number;
@@ -140,7 +145,13 @@ export class RecordAccumulator {
     }
     const capacity = this.batchCapacityFor(key, value, headers);
     if (!this.pool.tryReserve(capacity)) return NO_MEMORY;
-    const batch = new ProducerBatch(topic, partition, capacity, now, this.pool.allocate(Math.max(capacity, BATCH_HEADER_SIZE + 64)));
+    const batch = new ProducerBatch(
+      topic,
+      partition,
+      capacity,
+      now,
+      this.pool.allocate(Math.max(capacity, BATCH_HEADER_SIZE + 64)),
+    );
     batch.tryAppend(timestamp, key, value, headers, cb);
     q.batches.push(batch);
     this.pendingBatches++;

@@ -62,7 +62,8 @@ function headerEntries(h: RecordHeaders | undefined): [Buffer, Buffer | null][] 
   if (h === undefined) return null;
   const list: [Buffer, Buffer | null][] = [];
   const pairs = Array.isArray(h) ? h : Object.entries(h as Record<string, HeaderValue>);
-  for (const [k, v] of pairs as Iterable<readonly [string, HeaderValue]>) list.push([Buffer.from(k), toBytes(v)]);
+  for (const [k, v] of pairs as Iterable<readonly [string, HeaderValue]>)
+    list.push([Buffer.from(k), toBytes(v)]);
   return list.length === 0 ? null : list;
 }
 
@@ -86,7 +87,11 @@ export function encodeHeaders(h: RecordHeaders | undefined): EncodedHeaders {
 }
 
 /** Upper bound of one record's encoded size, used to size a new batch for an oversized record. */
-export function recordSizeUpperBound(key: Buffer | null, value: Buffer | null, headers: EncodedHeaders): number {
+export function recordSizeUpperBound(
+  key: Buffer | null,
+  value: Buffer | null,
+  headers: EncodedHeaders,
+): number {
   const k = key === null ? 1 : 5 + key.length;
   const v = value === null ? 1 : 5 + value.length;
   return 5 + 1 + 10 + 5 + k + v + headers.size;
@@ -124,9 +129,9 @@ export class BatchBuilder {
       varlongSize(tsDelta) +
       varintSize(offsetDelta) +
       varintSize(keyLen) +
-      (keyLen > 0 ? keyLen : 0) +
+      Math.max(keyLen, 0) +
       varintSize(valueLen) +
-      (valueLen > 0 ? valueLen : 0) +
+      Math.max(valueLen, 0) +
       headers.size;
     const total = varintSize(bodySize) + bodySize;
     if (this.size + total > this.buf.length) {

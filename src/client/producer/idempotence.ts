@@ -7,7 +7,10 @@
 // the epoch is bumped (KIP-360: InitProducerId v3+ with the current id/epoch; older brokers hand
 // out a new id) and every partition restarts at sequence 0.
 import { ErrorCode } from '../../protocol/errors.js';
-import type { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/generated/init-producer-id.js';
+import type {
+  InitProducerIdRequest,
+  InitProducerIdResponse,
+} from '../../protocol/messages/generated/init-producer-id.js';
 import { FatalProducerError, KafkaResponseError } from '../errors.js';
 
 export const SEQUENCE_MAX = 0x7fffffff;
@@ -95,7 +98,11 @@ export class ProducerIdentity {
       }
       lastErr = new KafkaResponseError(res.errorCode, 'InitProducerId');
       if (FENCING_ERRORS.has(res.errorCode)) {
-        throw new FatalProducerError((lastErr as KafkaResponseError).code, (lastErr as Error).message, lastErr);
+        throw new FatalProducerError(
+          (lastErr as KafkaResponseError).code,
+          (lastErr as Error).message,
+          lastErr,
+        );
       }
       if (!RETRY_INIT.has(res.errorCode)) throw lastErr;
       await sleep(this.#retryBackoffMs * Math.min(2 ** attempt, 10));

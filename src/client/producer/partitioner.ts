@@ -33,13 +33,21 @@ export class Partitioner {
   constructor(option: PartitionerOption, batchSize: number, ignoreKeys: boolean) {
     this.#batchSize = batchSize;
     this.#ignoreKeys = ignoreKeys;
-    if (option === 'murmur2') this.#keyed = (c) => (c.key === null ? null : murmur2Partition(c.key, c.numPartitions));
-    else if (option === 'crc32') this.#keyed = (c) => (c.key === null ? null : crc32Partition(c.key, c.numPartitions));
+    if (option === 'murmur2')
+      this.#keyed = (c) => (c.key === null ? null : murmur2Partition(c.key, c.numPartitions));
+    else if (option === 'crc32')
+      this.#keyed = (c) => (c.key === null ? null : crc32Partition(c.key, c.numPartitions));
     else this.#keyed = option;
   }
 
   /** The partition for a record; `size` feeds the sticky byte count. */
-  partition(topic: string, key: Buffer | null, numPartitions: number, available: readonly number[], size: number): number {
+  partition(
+    topic: string,
+    key: Buffer | null,
+    numPartitions: number,
+    available: readonly number[],
+    size: number,
+  ): number {
     if (!this.#ignoreKeys) {
       const p = this.#keyed({ topic, key, numPartitions, availablePartitions: available });
       if (p !== null && p !== undefined) return p;

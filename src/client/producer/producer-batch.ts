@@ -130,7 +130,10 @@ export class ProducerBatch {
   /** Resolves when the batch is acknowledged or failed (used by flush()). */
   whenDone(): Promise<void> {
     if (this.done) return Promise.resolve();
-    return new Promise((r) => (this.#doneWaiters ??= []).push(r));
+    return new Promise((r) => {
+      this.#doneWaiters ??= [];
+      this.#doneWaiters.push(r);
+    });
   }
 
   #settled(): void {

@@ -1,8 +1,13 @@
 // Producer options with Kafka's defaults and its consistency rules (ProducerConfig.java):
 // idempotence is on by default but silently turned off when the user chose settings that
 // contradict it (acks≠all, retries=0, >5 in flight); chosen explicitly, those are errors.
-import { codecId, type CompressionName } from '../../protocol/compression/index.js';
-import { type ClientOptions, intOption, type ResolvedClientOptions, resolveClientOptions } from '../config.js';
+import { type CompressionName, codecId } from '../../protocol/compression/index.js';
+import {
+  type ClientOptions,
+  intOption,
+  type ResolvedClientOptions,
+  resolveClientOptions,
+} from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { RecordHeaders } from './batch-builder.js';
 import type { PartitionerOption } from './partitioner.js';
@@ -73,7 +78,8 @@ export function resolveProducerOptions(o: ProducerOptions): ResolvedProducerOpti
   const retries = intOption('retries', o.retries, 2147483647, 0);
   const lingerMs = intOption('lingerMs', o.lingerMs, 5, 0);
   const transactionalId = o.transactionalId ?? null;
-  if (transactionalId !== null && transactionalId === '') throw new ConfigError('transactionalId must not be empty');
+  if (transactionalId !== null && transactionalId === '')
+    throw new ConfigError('transactionalId must not be empty');
   let idempotent = o.enableIdempotence ?? true;
   const conflicts: string[] = [];
   if (acks !== -1) conflicts.push('acks must be all');
@@ -81,7 +87,9 @@ export function resolveProducerOptions(o: ProducerOptions): ResolvedProducerOpti
   if (maxInFlight > 5) conflicts.push('maxInFlightRequestsPerConnection must be ≤ 5');
   if (conflicts.length > 0) {
     if (o.enableIdempotence === true || transactionalId !== null) {
-      throw new ConfigError(`idempotence${transactionalId !== null ? ' (required by transactions)' : ''}: ${conflicts.join(', ')}`);
+      throw new ConfigError(
+        `idempotence${transactionalId !== null ? ' (required by transactions)' : ''}: ${conflicts.join(', ')}`,
+      );
     }
     idempotent = false;
   }
@@ -114,7 +122,10 @@ export function resolveProducerOptions(o: ProducerOptions): ResolvedProducerOpti
     maxRequestSize: intOption('maxRequestSize', o.maxRequestSize, 1024 * 1024, 1),
     maxInFlight,
     retries,
-    deliveryTimeoutMs: Math.max(deliveryTimeoutMs, o.deliveryTimeoutMs === undefined ? lingerMs + requestTimeoutMs : 0),
+    deliveryTimeoutMs: Math.max(
+      deliveryTimeoutMs,
+      o.deliveryTimeoutMs === undefined ? lingerMs + requestTimeoutMs : 0,
+    ),
     idempotent,
     transactionalId,
     transactionTimeoutMs: intOption('transactionTimeoutMs', o.transactionTimeoutMs, 60000, 1),

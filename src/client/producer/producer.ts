@@ -9,7 +9,7 @@
 import { initProducerIdApi } from '../../protocol/messages/generated/init-producer-id.js';
 import { produceApi } from '../../protocol/messages/generated/produce.js';
 import { BrokerPool } from '../broker-pool.js';
-import { Coordinators, COORDINATOR_TRANSACTION } from '../coordinator.js';
+import { COORDINATOR_TRANSACTION, Coordinators } from '../coordinator.js';
 import {
   BufferExhaustedError,
   ClientClosedError,
@@ -19,13 +19,24 @@ import {
 } from '../errors.js';
 import { Metadata, type TopicMetadata } from '../metadata.js';
 import { APPENDED, NO_MEMORY, RecordAccumulator } from './accumulator.js';
-import { BATCH_HEADER_SIZE, type EncodedHeaders, encodeHeaders, type RecordHeaders, recordSizeUpperBound } from './batch-builder.js';
+import {
+  BATCH_HEADER_SIZE,
+  type EncodedHeaders,
+  encodeHeaders,
+  type RecordHeaders,
+  recordSizeUpperBound,
+} from './batch-builder.js';
 import { ProducerIdentity } from './idempotence.js';
 import { Partitioner } from './partitioner.js';
 import type { DeliveryCallback, ProducerBatch, RecordMetadata } from './producer-batch.js';
-import { type ProducerOptions, type ResolvedProducerOptions, resolveProducerOptions, type Serializer } from './producer-config.js';
+import {
+  type ProducerOptions,
+  type ResolvedProducerOptions,
+  resolveProducerOptions,
+  type Serializer,
+} from './producer-config.js';
 import { Sender } from './sender.js';
-import { type ConsumerGroupMetadata, type TransactionOffset, TransactionManager } from './transactions.js';
+import { type ConsumerGroupMetadata, TransactionManager, type TransactionOffset } from './transactions.js';
 
 export interface ProducerRecord<K = Buffer | string | null, V = Buffer | string | null> {
   topic: string;
@@ -70,7 +81,9 @@ function defaultSerializer(v: unknown): Buffer | null {
   if (Buffer.isBuffer(v)) return v;
   if (typeof v === 'string') return Buffer.from(v);
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  throw new SerializationError(`cannot serialize a ${typeof v} without a serializer (use keySerializer/valueSerializer)`);
+  throw new SerializationError(
+    `cannot serialize a ${typeof v} without a serializer (use keySerializer/valueSerializer)`,
+  );
 }
 
 export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
@@ -112,7 +125,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
               ? await this.#pool.any()
               : await coordinators.find(COORDINATOR_TRANSACTION, txnId, o.requestTimeoutMs);
           const res = await link.request(initProducerIdApi, req);
-          if (txnId !== null && (res.errorCode === 16 || res.errorCode === 15)) coordinators.invalidate(COORDINATOR_TRANSACTION, txnId);
+          if (txnId !== null && (res.errorCode === 16 || res.errorCode === 15))
+            coordinators.invalidate(COORDINATOR_TRANSACTION, txnId);
           return res;
         },
         txnId,
@@ -253,7 +267,10 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   /** Partitions of a topic (waits for metadata up to max.block.ms). */
   async partitionsFor(topic: string): Promise<TopicMetadata> {
     const t = await this.#metadata.waitForTopic(topic, Date.now() + this.options.maxBlockMs);
-    if (t === null) throw new MetadataTimeoutError(`topic ${topic} not present in metadata after ${this.options.maxBlockMs} ms`);
+    if (t === null)
+      throw new MetadataTimeoutError(
+        `topic ${topic} not present in metadata after ${this.options.maxBlockMs} ms`,
+      );
     return t;
   }
 
@@ -267,7 +284,10 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     this.#requireTxn().beginTransaction();
   }
 
-  async sendOffsetsToTransaction(offsets: readonly TransactionOffset[], group: string | ConsumerGroupMetadata): Promise<void> {
+  async sendOffsetsToTransaction(
+    offsets: readonly TransactionOffset[],
+    group: string | ConsumerGroupMetadata,
+  ): Promise<void> {
     await this.#requireTxn().sendOffsetsToTransaction(offsets, group);
   }
 
@@ -280,7 +300,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   }
 
   #requireTxn(): TransactionManager {
-    if (this.#txn === null) throw new KafkaClientError('ILLEGAL_STATE', 'the producer has no transactionalId', false);
+    if (this.#txn === null)
+      throw new KafkaClientError('ILLEGAL_STATE', 'the producer has no transactionalId', false);
     return this.#txn;
   }
 
@@ -294,9 +315,13 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       if (fatal !== null) throw fatal;
       this.#txn?.checkCanAppend();
       const topic = record.topic;
-      if (typeof topic !== 'string' || topic === '') throw new SerializationError('record.topic must be a non-empty string');
+      if (typeof topic !== 'string' || topic === '')
+        throw new SerializationError('record.topic must be a non-empty string');
       const headers = encodeHeaders(record.headers);
-      const key = record.key === undefined || record.key === null ? null : this.#keySer(record.key, topic, record.headers);
+      const key =
+        record.key === undefined || record.key === null
+          ? null
+          : this.#keySer(record.key, topic, record.headers);
       const value = record.value === null ? null : this.#valueSer(record.value, topic, record.headers);
       const size = BATCH_HEADER_SIZE + recordSizeUpperBound(key, value, headers);
       if (size > this.options.maxRequestSize || size > this.options.bufferMemory) {
@@ -322,7 +347,10 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       return true;
     }
     if (this.#waitingBytes + w.size > this.options.bufferMemory) {
-      this.#report(cb, new BufferExhaustedError('buffer.memory is exhausted and too many records are waiting for it'));
+      this.#report(
+        cb,
+        new BufferExhaustedError('buffer.memory is exhausted and too many records are waiting for it'),
+      );
       return true;
     }
     w.deadline = Date.now() + this.options.maxBlockMs;
@@ -383,13 +411,23 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         if (t === undefined || t.partitions.length === 0) {
           t = (await this.#metadata.waitForTopic(w.topic, w.deadline)) ?? undefined;
           if (t === undefined) {
-            throw new MetadataTimeoutError(`topic ${w.topic} not present in metadata after ${this.options.maxBlockMs} ms`);
+            throw new MetadataTimeoutError(
+              `topic ${w.topic} not present in metadata after ${this.options.maxBlockMs} ms`,
+            );
           }
         }
-        while (this.#append(w.topic, w.partition, w.key, w.value, w.headers, w.timestamp, w.cb, w.size, t) === NO_MEMORY) {
+        while (
+          this.#append(w.topic, w.partition, w.key, w.value, w.headers, w.timestamp, w.cb, w.size, t) ===
+          NO_MEMORY
+        ) {
           const left = w.deadline - Date.now();
           if (left <= 0 || this.#sender.fatalError !== null) {
-            throw this.#sender.fatalError ?? new BufferExhaustedError(`failed to allocate memory within max.block.ms (${this.options.maxBlockMs} ms)`);
+            throw (
+              this.#sender.fatalError ??
+              new BufferExhaustedError(
+                `failed to allocate memory within max.block.ms (${this.options.maxBlockMs} ms)`,
+              )
+            );
           }
           this.#sender.wakeup();
           let timer: NodeJS.Timeout | undefined;

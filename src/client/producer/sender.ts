@@ -88,7 +88,12 @@ export class Sender {
   onBatchDone: (b: ProducerBatch) => void = () => {};
   onFatal: (err: Error) => void = () => {};
 
-  constructor(acc: RecordAccumulator, cluster: SenderCluster, o: SenderOptions, identity: ProducerIdentity | null) {
+  constructor(
+    acc: RecordAccumulator,
+    cluster: SenderCluster,
+    o: SenderOptions,
+    identity: ProducerIdentity | null,
+  ) {
     this.#acc = acc;
     this.#cluster = cluster;
     this.#o = o;
@@ -157,7 +162,10 @@ export class Sender {
         continue;
       }
       let list = perNode.get(leader);
-      if (list === undefined) perNode.set(leader, (list = []));
+      if (list === undefined) {
+        list = [];
+        perNode.set(leader, list);
+      }
       list.push(q);
     }
     if (unknownLeader) this.#cluster.requestMetadataUpdate();
@@ -206,7 +214,10 @@ export class Sender {
 
   #setFatal(err: Error): void {
     if (this.#fatal !== null) return;
-    this.#fatal = err instanceof FatalProducerError ? err : new FatalProducerError((err as KafkaClientError).code ?? 'FATAL', err.message, err);
+    this.#fatal =
+      err instanceof FatalProducerError
+        ? err
+        : new FatalProducerError((err as KafkaClientError).code ?? 'FATAL', err.message, err);
     this.abortUnsent(this.#fatal);
     this.onFatal(this.#fatal);
   }
@@ -225,14 +236,21 @@ export class Sender {
     if (this.#o.idempotent && q.inFlight >= 5) return false;
     if (first.retryAt > now) return false;
     if (this.#txn !== null && !this.#txn.canSend(q.topic, q.partition)) return false;
-    return first.builder === null || first.isFull || q.batches.length > 1 || this.flushing > 0 || now - first.createdAt >= this.#o.lingerMs;
+    return (
+      first.builder === null ||
+      first.isFull ||
+      q.batches.length > 1 ||
+      this.flushing > 0 ||
+      now - first.createdAt >= this.#o.lingerMs
+    );
   }
 
   #wakeTime(q: PartitionQueue, now: number): number {
     const first = q.batches[0];
     if (first === undefined || first.inFlight) return Number.POSITIVE_INFINITY;
     if (first.retryAt > now) return first.retryAt;
-    if (first.builder !== null && !first.isFull && q.batches.length === 1) return first.createdAt + this.#o.lingerMs;
+    if (first.builder !== null && !first.isFull && q.batches.length === 1)
+      return first.createdAt + this.#o.lingerMs;
     return Number.POSITIVE_INFINITY;
   }
 
@@ -280,7 +298,10 @@ export class Sender {
           transactional: this.#o.transactionalId !== null,
         });
         let parts = byTopic.get(b.topic);
-        if (parts === undefined) byTopic.set(b.topic, (parts = []));
+        if (parts === undefined) {
+          parts = [];
+          byTopic.set(b.topic, parts);
+        }
         parts.push({ index: b.partition, records: payload });
       }
       return {
@@ -312,7 +333,8 @@ export class Sender {
     this.#decNode(node);
     const results = new Map<string, ProduceResponse['responses'][number]['partitionResponses'][number]>();
     if (res !== undefined) {
-      for (const t of res.responses) for (const p of t.partitionResponses) results.set(`${p.index}:${t.name}`, p);
+      for (const t of res.responses)
+        for (const p of t.partitionResponses) results.set(`${p.index}:${t.name}`, p);
     }
     for (const b of batches) {
       const q = this.#acc.queue(b.topic, b.partition);
@@ -323,7 +345,11 @@ export class Sender {
       }
       const r = results.get(`${b.partition}:${b.topic}`);
       if (r === undefined) {
-        this.#retryOrFail(q, b, new KafkaResponseError(ErrorCode.UNKNOWN_SERVER_ERROR, `no result for ${b.topic}-${b.partition}`));
+        this.#retryOrFail(
+          q,
+          b,
+          new KafkaResponseError(ErrorCode.UNKNOWN_SERVER_ERROR, `no result for ${b.topic}-${b.partition}`),
+        );
         continue;
       }
       if (r.errorCode === 0 || r.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
@@ -359,23 +385,40 @@ export class Sender {
     const err = new KafkaResponseError(code, `produce to ${b.topic}-${b.partition}`, message);
     const id = this.#identity;
     if (id !== null && SEQUENCE_ERRORS.has(code)) {
-      if (b.producerEpoch !== id.epoch || b.producerId !== id.producerId) return this.#requeue(q, b);
-      if (this.#o.transactionalId !== null) return this.#fail(q, b, err);
+      if (b.producerEpoch !== id.epoch || b.producerId !== id.producerId) {
+        this.#requeue(q, b);
+        return;
+      }
+      if (this.#o.transactionalId !== null) {
+        this.#fail(q, b, err);
+        return;
+      }
       // The first unacknowledged batch was rejected: the broker's state for us is gone or
       // inconsistent; later batches are just collateral and are retried after the bump.
-      if (b.baseSequence === incrementSequence(q.lastAckedSequence, 1) || code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {
+      if (
+        b.baseSequence === incrementSequence(q.lastAckedSequence, 1) ||
+        code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
+      ) {
         this.requestEpochBump();
       }
-      return this.#retryOrFail(q, b, err, true);
+      this.#retryOrFail(q, b, err, true);
+      return;
     }
     if (code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED) {
-      if (id !== null && (b.producerEpoch !== id.epoch || b.producerId !== id.producerId)) return this.#requeue(q, b);
+      if (id !== null && (b.producerEpoch !== id.epoch || b.producerId !== id.producerId)) {
+        this.#requeue(q, b);
+        return;
+      }
       this.#fail(q, b, err);
-      if (this.#o.transactionalId !== null) this.#setFatal(new FatalProducerError('PRODUCER_FENCED', err.message, err));
+      if (this.#o.transactionalId !== null)
+        this.#setFatal(new FatalProducerError('PRODUCER_FENCED', err.message, err));
       else this.requestEpochBump();
       return;
     }
-    if (code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED || code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED) {
+    if (
+      code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
+      code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+    ) {
       this.#fail(q, b, err);
       this.#setFatal(new FatalProducerError(err.code, err.message, err));
       return;
@@ -392,7 +435,14 @@ export class Sender {
       b.retryAt = now + backoffMs(this.#o.retryBackoffMs, this.#o.retryBackoffMaxMs, b.attempts - 1);
       this.#requeue(q, b);
     } else if (retriable) {
-      this.#fail(q, b, new DeliveryTimeoutError(`${b.count} record(s) for ${b.topic}-${b.partition} not delivered: ${err.message}`, err));
+      this.#fail(
+        q,
+        b,
+        new DeliveryTimeoutError(
+          `${b.count} record(s) for ${b.topic}-${b.partition} not delivered: ${err.message}`,
+          err,
+        ),
+      );
     } else this.#fail(q, b, err);
   }
 
@@ -428,7 +478,13 @@ export class Sender {
   #completeImplied(q: PartitionQueue, acked: ProducerBatch): void {
     while (q.batches.length > 0) {
       const f = q.batches[0]!;
-      if (f.inFlight || f.baseSequence < 0 || f.producerEpoch !== acked.producerEpoch || f.producerId !== acked.producerId) return;
+      if (
+        f.inFlight ||
+        f.baseSequence < 0 ||
+        f.producerEpoch !== acked.producerEpoch ||
+        f.producerId !== acked.producerId
+      )
+        return;
       if (!sequenceAfter(acked.baseSequence, f.baseSequence)) return;
       q.batches.shift();
       f.complete(-1n, -1n);
@@ -439,7 +495,8 @@ export class Sender {
 
   #fail(q: PartitionQueue, b: ProducerBatch, err: Error): void {
     // A sent idempotent batch that is given up leaves a sequence gap: start a new epoch.
-    if (this.#identity !== null && b.baseSequence >= 0 && this.#o.transactionalId === null) this.requestEpochBump();
+    if (this.#identity !== null && b.baseSequence >= 0 && this.#o.transactionalId === null)
+      this.requestEpochBump();
     void q;
     this.#finish(b, err);
     this.#txn?.onBatchFailed(err);
@@ -457,7 +514,13 @@ export class Sender {
       const b = q.batches[0]!;
       if (b.inFlight || now < b.createdAt + this.#o.deliveryTimeoutMs) return;
       q.batches.shift();
-      this.#fail(q, b, new DeliveryTimeoutError(`${b.count} record(s) for ${b.topic}-${b.partition} expired after delivery.timeout.ms`));
+      this.#fail(
+        q,
+        b,
+        new DeliveryTimeoutError(
+          `${b.count} record(s) for ${b.topic}-${b.partition} expired after delivery.timeout.ms`,
+        ),
+      );
     }
   }
 
@@ -466,9 +529,12 @@ export class Sender {
     if (this.#timer !== null && this.#timerAt <= at) return;
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.run();
-    }, Math.max(0, at - now));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        this.run();
+      },
+      Math.max(0, at - now),
+    );
   }
 }

@@ -13,7 +13,12 @@ import { addPartitionsToTxnApi } from '../../protocol/messages/generated/add-par
 import { endTxnApi } from '../../protocol/messages/generated/end-txn.js';
 import { txnOffsetCommitApi } from '../../protocol/messages/generated/txn-offset-commit.js';
 import { backoffMs } from '../config.js';
-import { COORDINATOR_GROUP, COORDINATOR_MOVED, COORDINATOR_TRANSACTION, type Coordinators } from '../coordinator.js';
+import {
+  COORDINATOR_GROUP,
+  COORDINATOR_MOVED,
+  COORDINATOR_TRANSACTION,
+  type Coordinators,
+} from '../coordinator.js';
 import {
   FatalProducerError,
   IllegalStateError,
@@ -101,9 +106,12 @@ export class TransactionManager implements TransactionGate {
   /** Throws unless records may be sent now. */
   checkCanAppend(): void {
     if (this.state === 'IN_TRANSACTION') return;
-    if (this.state === 'ABORTABLE_ERROR') throw new TransactionAbortableError('the transaction must be aborted', this.#error);
+    if (this.state === 'ABORTABLE_ERROR')
+      throw new TransactionAbortableError('the transaction must be aborted', this.#error);
     if (this.state === 'FATAL_ERROR') throw this.#error!;
-    throw new IllegalStateError(`cannot send in transaction state ${this.state}: call beginTransaction() first`);
+    throw new IllegalStateError(
+      `cannot send in transaction state ${this.state}: call beginTransaction() first`,
+    );
   }
 
   /** Registers a partition of the current transaction (sent to the coordinator in the background). */
@@ -120,7 +128,8 @@ export class TransactionManager implements TransactionGate {
   }
 
   async initTransactions(): Promise<void> {
-    if (this.state !== 'UNINITIALIZED') throw new IllegalStateError(`initTransactions() in state ${this.state}`);
+    if (this.state !== 'UNINITIALIZED')
+      throw new IllegalStateError(`initTransactions() in state ${this.state}`);
     this.state = 'INITIALIZING';
     try {
       await this.#identity.init(false);
@@ -141,7 +150,10 @@ export class TransactionManager implements TransactionGate {
     this.#error = null;
   }
 
-  async sendOffsetsToTransaction(offsets: readonly TransactionOffset[], group: string | ConsumerGroupMetadata): Promise<void> {
+  async sendOffsetsToTransaction(
+    offsets: readonly TransactionOffset[],
+    group: string | ConsumerGroupMetadata,
+  ): Promise<void> {
     this.#require('IN_TRANSACTION', 'sendOffsetsToTransaction()');
     const g: ConsumerGroupMetadata = typeof group === 'string' ? { groupId: group } : group;
     this.#started = true;
@@ -157,7 +169,10 @@ export class TransactionManager implements TransactionGate {
     const byTopic = new Map<string, TransactionOffset[]>();
     for (const o of offsets) {
       let l = byTopic.get(o.topic);
-      if (l === undefined) byTopic.set(o.topic, (l = []));
+      if (l === undefined) {
+        l = [];
+        byTopic.set(o.topic, l);
+      }
       l.push(o);
     }
     await this.#retrying('TxnOffsetCommit', async () => {
@@ -220,7 +235,8 @@ export class TransactionManager implements TransactionGate {
 
   #require(state: TransactionState, what: string): void {
     if (this.state === 'FATAL_ERROR') throw this.#error!;
-    if (this.state !== state) throw new IllegalStateError(`${what} is not allowed in transaction state ${this.state}`);
+    if (this.state !== state)
+      throw new IllegalStateError(`${what} is not allowed in transaction state ${this.state}`);
   }
 
   #abortable(err: Error): void {
@@ -230,7 +246,10 @@ export class TransactionManager implements TransactionGate {
   }
 
   #fatal(err: Error): FatalProducerError {
-    const f = err instanceof FatalProducerError ? err : new FatalProducerError((err as KafkaClientError).code ?? 'FATAL', err.message, err);
+    const f =
+      err instanceof FatalProducerError
+        ? err
+        : new FatalProducerError((err as KafkaClientError).code ?? 'FATAL', err.message, err);
     this.state = 'FATAL_ERROR';
     this.#error = f;
     this.#hooks.abortUnsent(f);
@@ -265,13 +284,20 @@ export class TransactionManager implements TransactionGate {
       const byTopic = new Map<string, number[]>();
       for (const p of batch) {
         let l = byTopic.get(p.topic);
-        if (l === undefined) byTopic.set(p.topic, (l = []));
+        if (l === undefined) {
+          l = [];
+          byTopic.set(p.topic, l);
+        }
         l.push(p.partition);
       }
       const topics = [...byTopic].map(([name, partitions]) => ({ name, partitions }));
       try {
         await this.#retrying('AddPartitionsToTxn', async () => {
-          const link = await this.#coordinators.find(COORDINATOR_TRANSACTION, this.transactionalId, this.#timeoutMs);
+          const link = await this.#coordinators.find(
+            COORDINATOR_TRANSACTION,
+            this.transactionalId,
+            this.#timeoutMs,
+          );
           const res = await link.request(
             addPartitionsToTxnApi,
             {
@@ -287,10 +313,12 @@ export class TransactionManager implements TransactionGate {
           let code = 0;
           for (const t of res.resultsByTopicV3AndBelow) {
             for (const p of t.resultsByPartition) {
-              if (p.partitionErrorCode !== 0 && p.partitionErrorCode !== ErrorCode.OPERATION_NOT_ATTEMPTED) code ||= p.partitionErrorCode;
+              if (p.partitionErrorCode !== 0 && p.partitionErrorCode !== ErrorCode.OPERATION_NOT_ATTEMPTED)
+                code ||= p.partitionErrorCode;
             }
           }
-          if (COORDINATOR_MOVED.has(code)) this.#coordinators.invalidate(COORDINATOR_TRANSACTION, this.transactionalId);
+          if (COORDINATOR_MOVED.has(code))
+            this.#coordinators.invalidate(COORDINATOR_TRANSACTION, this.transactionalId);
           return code;
         });
         for (const p of batch) {
@@ -303,19 +331,29 @@ export class TransactionManager implements TransactionGate {
         this.#pendingAdd.clear();
         if ((this.state as TransactionState) !== 'FATAL_ERROR') this.#abortable(err as Error);
         // Batches of partitions that were never added cannot be sent: fail them.
-        this.#hooks.abortUnsent(new TransactionAbortableError('partition could not be added to the transaction', err));
+        this.#hooks.abortUnsent(
+          new TransactionAbortableError('partition could not be added to the transaction', err),
+        );
         return;
       }
     }
   }
 
   /** Coordinator request with the coordinator's retry rules; maps errors to state changes. */
-  async #txnRequest<T extends { errorCode: number }>(what: string, fn: (link: Awaited<ReturnType<Coordinators['find']>>) => Promise<T>): Promise<T> {
+  async #txnRequest<T extends { errorCode: number }>(
+    what: string,
+    fn: (link: Awaited<ReturnType<Coordinators['find']>>) => Promise<T>,
+  ): Promise<T> {
     let out: T | undefined;
     await this.#retrying(what, async () => {
-      const link = await this.#coordinators.find(COORDINATOR_TRANSACTION, this.transactionalId, this.#timeoutMs);
+      const link = await this.#coordinators.find(
+        COORDINATOR_TRANSACTION,
+        this.transactionalId,
+        this.#timeoutMs,
+      );
       out = await fn(link);
-      if (COORDINATOR_MOVED.has(out.errorCode)) this.#coordinators.invalidate(COORDINATOR_TRANSACTION, this.transactionalId);
+      if (COORDINATOR_MOVED.has(out.errorCode))
+        this.#coordinators.invalidate(COORDINATOR_TRANSACTION, this.transactionalId);
       return out.errorCode;
     });
     return out!;
@@ -336,11 +374,14 @@ export class TransactionManager implements TransactionGate {
       if (code !== -2) {
         const err = new KafkaResponseError(code, `${what} (${this.transactionalId})`);
         if (FENCING_ERRORS.has(code)) throw this.#fatal(err);
-        const retry = isRetriable(code) || code === ErrorCode.CONCURRENT_TRANSACTIONS || COORDINATOR_MOVED.has(code);
+        const retry =
+          isRetriable(code) || code === ErrorCode.CONCURRENT_TRANSACTIONS || COORDINATOR_MOVED.has(code);
         if (!retry || Date.now() > deadline) throw err;
       }
       // CONCURRENT_TRANSACTIONS clears in milliseconds: Java retries it quickly.
-      await new Promise((r) => setTimeout(r, backoffMs(Math.min(this.#retryBackoffMs, 20), this.#retryBackoffMaxMs, n)));
+      await new Promise((r) =>
+        setTimeout(r, backoffMs(Math.min(this.#retryBackoffMs, 20), this.#retryBackoffMaxMs, n)),
+      );
     }
   }
 }

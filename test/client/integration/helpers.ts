@@ -15,7 +15,9 @@ export interface TestBroker {
   stop(): Promise<void>;
 }
 
-export async function testBroker(overrides: Record<string, string | number | boolean> = {}): Promise<TestBroker> {
+export async function testBroker(
+  overrides: Record<string, string | number | boolean> = {},
+): Promise<TestBroker> {
   const dataDir = mkdtempSync(join(tmpdir(), 'samsa-client-it-'));
   const broker = await startBroker({ host: '127.0.0.1', port: 0, dataDir, overrides });
   return {
@@ -37,7 +39,11 @@ export interface KcatRecord {
 }
 
 /** Reads a whole topic with kcat (librdkafka), one JSON-ish line per record. */
-export async function kcatRead(bootstrap: string, topic: string, extra: string[] = []): Promise<KcatRecord[]> {
+export async function kcatRead(
+  bootstrap: string,
+  topic: string,
+  extra: string[] = [],
+): Promise<KcatRecord[]> {
   const { stdout } = await run(
     'kcat',
     ['-C', '-b', bootstrap, '-t', topic, '-e', '-q', '-f', '%p\t%o\t%k\t%h\t%s\n', ...extra],

@@ -27,14 +27,23 @@ after(async () => {
 
 test('keyed records land on the Java client partitions (murmur2) and kcat reads them back', async () => {
   const producer = new Producer({ bootstrapServers: bootstrap, clientId: 'it-keys' });
-  const keys = ['21', 'foobar', 'a-little-bit-long-string', 'a-little-bit-longer-string', 'abc', ...Array.from({ length: 50 }, (_, i) => `key-${i}`)];
-  const mds = await Promise.all(keys.map((k) => producer.send({ topic: 'keys10', key: k, value: `v-${k}`, headers: { h: k } })));
+  const keys = [
+    '21',
+    'foobar',
+    'a-little-bit-long-string',
+    'a-little-bit-longer-string',
+    'abc',
+    ...Array.from({ length: 50 }, (_, i) => `key-${i}`),
+  ];
+  const mds = await Promise.all(
+    keys.map((k) => producer.send({ topic: 'keys10', key: k, value: `v-${k}`, headers: { h: k } })),
+  );
   await producer.close();
   // CLIENTS.md §5.1 vectors: foobar → 6, abc → 7, 21 → 0 of 10 partitions.
   assert.equal(mds[1]!.partition, 6);
   assert.equal(mds[4]!.partition, 7);
   assert.equal(mds[0]!.partition, 0);
-  keys.forEach((k, i) => assert.equal(mds[i]!.partition, murmur2Partition(k, 10)));
+  for (const [i, k] of keys.entries()) assert.equal(mds[i]!.partition, murmur2Partition(k, 10));
   const read = await kcatRead(bootstrap, 'keys10');
   assert.equal(read.length, keys.length);
   for (const r of read) {
@@ -55,7 +64,7 @@ test('partitioner crc32 matches librdkafka (kcat -P) placement', async () => {
     mds.map((m) => m.partition),
     [9, 8, 2, 8],
   );
-  keys.forEach((k, i) => assert.equal(mds[i]!.partition, crc32Partition(k, 10)));
+  for (const [i, k] of keys.entries()) assert.equal(mds[i]!.partition, crc32Partition(k, 10));
   // librdkafka itself (kcat -P, default consistent_random partitioner) puts them on the same ones.
   const admin = new Admin({ bootstrapServers: bootstrap });
   await admin.createTopics([{ name: 'crc10-kcat', numPartitions: 10, replicationFactor: 1 }]);
@@ -83,19 +92,35 @@ for (const codec of ['gzip', 'snappy', 'lz4', 'zstd'] as const) {
   test(`compression ${codec}: kcat decodes every record in order`, async () => {
     const producer = new Producer({ bootstrapServers: bootstrap, compressionType: codec, lingerMs: 20 });
     const ps = [];
-    for (let i = 0; i < 300; i++) ps.push(producer.send({ topic: `codec-${codec}`, key: i % 7 === 0 ? null : `k${i}`, value: `value-${i}-${'z'.repeat(i % 50)}` }));
+    for (let i = 0; i < 300; i++)
+      ps.push(
+        producer.send({
+          topic: `codec-${codec}`,
+          key: i % 7 === 0 ? null : `k${i}`,
+          value: `value-${i}-${'z'.repeat(i % 50)}`,
+        }),
+      );
     await Promise.all(ps);
     await producer.close();
     const read = await kcatRead(bootstrap, `codec-${codec}`);
     assert.equal(read.length, 300);
-    read.forEach((r, i) => assert.equal(r.value, `value-${i}-${'z'.repeat(i % 50)}`));
+    for (const [i, r] of read.entries()) assert.equal(r.value, `value-${i}-${'z'.repeat(i % 50)}`);
   });
 }
 
 test('kafkajs reads our records: keys, null values, headers, timestamps', async () => {
   const producer = new Producer({ bootstrapServers: bootstrap, compressionType: 'gzip' });
   const ts = 1_700_000_000_123;
-  await producer.send({ topic: 'kjs', key: 'a', value: 'one', timestamp: ts, headers: [['x', 'y'], ['x', Buffer.from([0, 1])]] });
+  await producer.send({
+    topic: 'kjs',
+    key: 'a',
+    value: 'one',
+    timestamp: ts,
+    headers: [
+      ['x', 'y'],
+      ['x', Buffer.from([0, 1])],
+    ],
+  });
   await producer.send({ topic: 'kjs', key: 'b', value: null });
   producer.sendAndForget({ topic: 'kjs', key: null, value: 'three' });
   await producer.flush();
@@ -125,7 +150,14 @@ test('kafkajs reads our records: keys, null values, headers, timestamps', async 
       .catch(reject);
   });
   await consumer.disconnect();
-  assert.deepEqual(got.map((g) => [g.key, g.value]), [['a', 'one'], ['b', null], [null, 'three']]);
+  assert.deepEqual(
+    got.map((g) => [g.key, g.value]),
+    [
+      ['a', 'one'],
+      ['b', null],
+      [null, 'three'],
+    ],
+  );
   assert.equal(got[0]!.ts, String(ts));
   const h = got[0]!.headers as Record<string, Buffer[]>;
   assert.equal(h['x']![0]!.toString(), 'y');
@@ -141,13 +173,21 @@ test('acks 0, 1 and all all deliver; acks=0 reports offset -1', async () => {
     else assert.ok(md.offset >= 0n);
   }
   const read = await kcatRead(bootstrap, 'acks');
-  assert.deepEqual(read.map((r) => r.value), ['acks-0', 'acks-1', 'acks-all']);
+  assert.deepEqual(
+    read.map((r) => r.value),
+    ['acks-0', 'acks-1', 'acks-all'],
+  );
 });
 
 test('an explicit partition out of range and an oversized record fail with typed errors', async () => {
   const producer = new Producer({ bootstrapServers: bootstrap, maxRequestSize: 10_000 });
-  await assert.rejects(producer.send({ topic: 'keys10', partition: 10, value: 'x' }), /partition 10 does not exist/);
-  await assert.rejects(producer.send({ topic: 'keys10', value: Buffer.alloc(20_000) }), { code: 'MESSAGE_TOO_LARGE' });
+  await assert.rejects(
+    producer.send({ topic: 'keys10', partition: 10, value: 'x' }),
+    /partition 10 does not exist/,
+  );
+  await assert.rejects(producer.send({ topic: 'keys10', value: Buffer.alloc(20_000) }), {
+    code: 'MESSAGE_TOO_LARGE',
+  });
   await producer.close();
   await assert.rejects(producer.send({ topic: 'keys10', value: 'late' }), { code: 'CLIENT_CLOSED' });
 });

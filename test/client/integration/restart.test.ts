@@ -10,7 +10,9 @@ import { kcatRead, testBroker } from './helpers.js';
 
 const N = Number(process.env['SAMSA_RESTART_RECORDS'] ?? 200_000);
 
-test(`broker restart during a ${N}-record idempotent send: no loss, no duplicates, order kept`, { timeout: 600_000 }, async () => {
+test(`broker restart during a ${N}-record idempotent send: no loss, no duplicates, order kept`, {
+  timeout: 600_000,
+}, async () => {
   const tb = await testBroker();
   let broker = tb.broker;
   const { port } = broker;

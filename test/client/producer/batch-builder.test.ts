@@ -3,9 +3,14 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { crc32c } from '../../../src/protocol/crc32c.js';
-import { BatchBuilder, encodeHeaders, varintSize, varlongSize } from '../../../src/client/producer/batch-builder.js';
+import {
+  BatchBuilder,
+  encodeHeaders,
+  varintSize,
+  varlongSize,
+} from '../../../src/client/producer/batch-builder.js';
 import { ProducerBatch } from '../../../src/client/producer/producer-batch.js';
+import { crc32c } from '../../../src/protocol/crc32c.js';
 
 const require = createRequire(import.meta.url);
 const KjsDecoder = require('kafkajs/src/protocol/decoder');
@@ -19,7 +24,9 @@ interface KjsRecord {
   headers: Record<string, Buffer | Buffer[]>;
 }
 
-async function decode(buf: Buffer): Promise<{ records: KjsRecord[]; producerId: string; firstSequence: number }> {
+async function decode(
+  buf: Buffer,
+): Promise<{ records: KjsRecord[]; producerId: string; firstSequence: number }> {
   return decodeBatch(new KjsDecoder(buf));
 }
 
@@ -41,7 +48,9 @@ test('records encode into a batch that kafkajs decodes, with a valid CRC-32C', a
   const none = encodeHeaders(undefined);
   assert.ok(batch.tryAppend(t0, Buffer.from('k1'), Buffer.from('v1'), none, undefined));
   assert.ok(batch.tryAppend(t0 + 5, null, Buffer.from('v2'), encodeHeaders({ h: 'x', n: null }), undefined));
-  assert.ok(batch.tryAppend(t0 - 3, Buffer.alloc(0), null, encodeHeaders([['a', Buffer.from([1, 2])]]), undefined));
+  assert.ok(
+    batch.tryAppend(t0 - 3, Buffer.alloc(0), null, encodeHeaders([['a', Buffer.from([1, 2])]]), undefined),
+  );
   batch.closeUncompressed();
   const payload = batch.seal({ producerId: 42n, producerEpoch: 3, baseSequence: 7, transactional: false });
   assert.equal(payload.readInt32BE(8), payload.length - 12);
@@ -70,7 +79,8 @@ test('records encode into a batch that kafkajs decodes, with a valid CRC-32C', a
 test('gzip batches compress only the records area and stay decodable', async () => {
   const batch = new ProducerBatch('t', 0, 16384, Date.now());
   const none = encodeHeaders(undefined);
-  for (let i = 0; i < 50; i++) batch.tryAppend(1000 + i, null, Buffer.from(`value-${i}-${'x'.repeat(50)}`), none, undefined);
+  for (let i = 0; i < 50; i++)
+    batch.tryAppend(1000 + i, null, Buffer.from(`value-${i}-${'x'.repeat(50)}`), none, undefined);
   await batch.close(1);
   const payload = batch.seal({ producerId: -1n, producerEpoch: -1, baseSequence: -1, transactional: true });
   assert.ok(payload.length < 50 * 50);
@@ -114,7 +124,9 @@ test('completion reports offsets per record and only to records with callbacks',
     assert.equal(err, null);
     seen.push([md!.partition, md!.offset, md!.timestamp]);
   });
-  batch.tryAppend(300, null, Buffer.from('c'), none, (_e, md) => seen.push([md!.partition, md!.offset, md!.timestamp]));
+  batch.tryAppend(300, null, Buffer.from('c'), none, (_e, md) =>
+    seen.push([md!.partition, md!.offset, md!.timestamp]),
+  );
   batch.complete(40n, -1n);
   assert.deepEqual(seen, [
     [2, 41n, 200],

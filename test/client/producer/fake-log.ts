@@ -28,7 +28,8 @@ export class FakeLog {
     if (pid >= 0n) {
       const hist = this.#producers.get(pid) ?? [];
       const last = hist[hist.length - 1];
-      if (last !== undefined && epoch < last.epoch) return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, baseOffset: -1n };
+      if (last !== undefined && epoch < last.epoch)
+        return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, baseOffset: -1n };
       const dup = hist.find((e) => e.epoch === epoch && e.first === seq && e.last === seq + count - 1);
       if (dup !== undefined) return { errorCode: 0, baseOffset: dup.offset };
       const expected = last === undefined || last.epoch !== epoch ? 0 : last.last + 1;

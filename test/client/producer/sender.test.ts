@@ -4,19 +4,29 @@
 // timeout and the epoch bump after an unrecoverable sequence error.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { APPENDED, APPENDED_BATCH_FULL, APPENDED_NEW_BATCH, NO_MEMORY, RecordAccumulator } from '../../../src/client/producer/accumulator.js';
+import { ConnectionError, DeliveryTimeoutError, KafkaResponseError } from '../../../src/client/errors.js';
+import {
+  APPENDED,
+  APPENDED_BATCH_FULL,
+  APPENDED_NEW_BATCH,
+  NO_MEMORY,
+  RecordAccumulator,
+} from '../../../src/client/producer/accumulator.js';
 import { encodeHeaders } from '../../../src/client/producer/batch-builder.js';
 import { ProducerIdentity } from '../../../src/client/producer/idempotence.js';
 import type { RecordMetadata } from '../../../src/client/producer/producer-batch.js';
 import { Sender, type SenderOptions } from '../../../src/client/producer/sender.js';
-import { ConnectionError, DeliveryTimeoutError, KafkaResponseError } from '../../../src/client/errors.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../../../src/protocol/messages/generated/produce.js';
 import { FakeLog } from './fake-log.js';
 
 const NO_HEADERS = encodeHeaders(undefined);
 
-type Fault = (topic: string, partition: number, requestNo: number) => 'ok' | 'drop-before' | 'drop-after' | number;
+type Fault = (
+  topic: string,
+  partition: number,
+  requestNo: number,
+) => 'ok' | 'drop-before' | 'drop-after' | number;
 
 class FakeCluster {
   logs = new Map<string, FakeLog>();
@@ -31,7 +41,10 @@ class FakeCluster {
   log(topic: string, p: number): FakeLog {
     const k = `${topic}-${p}`;
     let l = this.logs.get(k);
-    if (l === undefined) this.logs.set(k, (l = new FakeLog()));
+    if (l === undefined) {
+      l = new FakeLog();
+      this.logs.set(k, l);
+    }
     return l;
   }
 
@@ -46,7 +59,10 @@ class FakeCluster {
         ...req,
         topicData: req.topicData.map((t) => ({
           name: t.name,
-          partitionData: t.partitionData.map((pd) => ({ index: pd.index, records: Buffer.from(pd.records!) })),
+          partitionData: t.partitionData.map((pd) => ({
+            index: pd.index,
+            records: Buffer.from(pd.records!),
+          })),
         })),
       }) - 1;
     this.#inFlight++;
@@ -132,7 +148,16 @@ function setup(o: Partial<SenderOptions> = {}, batchSize = 16384, memory = 1 << 
   const sender = new Sender(acc, cluster, options(o), identity);
   const send = (topic: string, partition: number, value: string): Promise<RecordMetadata> =>
     new Promise((resolve, reject) => {
-      const r = acc.append(topic, partition, Date.now(), null, Buffer.from(value), NO_HEADERS, (e, md) => (e ? reject(e) : resolve(md!)), Date.now());
+      const r = acc.append(
+        topic,
+        partition,
+        Date.now(),
+        null,
+        Buffer.from(value),
+        NO_HEADERS,
+        (e, md) => (e ? reject(e) : resolve(md!)),
+        Date.now(),
+      );
       assert.notEqual(r, NO_MEMORY);
       if (r !== APPENDED) sender.wakeup();
     });
@@ -151,7 +176,8 @@ test('accumulator: a batch fills to batch.size, then a new one starts; memory is
   assert.equal(acc.pool.available, 3000 - 2 * 1024);
   // Third batch fits (952 left < 1024? no): the pool refuses a batch it cannot hold.
   let r = 0;
-  for (let i = 0; i < 20 && r !== NO_MEMORY; i++) r = acc.append('t', 1, 0, null, value, NO_HEADERS, undefined, 0);
+  for (let i = 0; i < 20 && r !== NO_MEMORY; i++)
+    r = acc.append('t', 1, 0, null, value, NO_HEADERS, undefined, 0);
   assert.equal(r, NO_MEMORY);
   acc.release(q.batches.shift()!);
   assert.equal(acc.append('t', 1, 0, null, value, NO_HEADERS, undefined, 0), APPENDED_NEW_BATCH);

@@ -4,10 +4,14 @@
 // makes the transaction abortable only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FatalProducerError, IllegalStateError, TransactionAbortableError } from '../../../src/client/errors.js';
+import type { Coordinators } from '../../../src/client/coordinator.js';
+import {
+  FatalProducerError,
+  IllegalStateError,
+  TransactionAbortableError,
+} from '../../../src/client/errors.js';
 import { ProducerIdentity } from '../../../src/client/producer/idempotence.js';
 import { TransactionManager } from '../../../src/client/producer/transactions.js';
-import type { Coordinators } from '../../../src/client/coordinator.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 
 interface Call {
@@ -30,7 +34,10 @@ function setup(script: Partial<Record<string, number[]>> = {}) {
           resultsByTransaction: [],
           resultsByTopicV3AndBelow: topics.map((t) => ({
             name: t.name,
-            resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: errorCode })),
+            resultsByPartition: t.partitions.map((p) => ({
+              partitionIndex: p,
+              partitionErrorCode: errorCode,
+            })),
           })),
         };
       }
@@ -64,7 +71,10 @@ function setup(script: Partial<Record<string, number[]>> = {}) {
 }
 
 test('init, begin, add partitions before sending, commit with EndTxn', async () => {
-  const { tm, calls } = setup({ InitProducerId: [ErrorCode.CONCURRENT_TRANSACTIONS], AddPartitionsToTxn: [ErrorCode.CONCURRENT_TRANSACTIONS] });
+  const { tm, calls } = setup({
+    InitProducerId: [ErrorCode.CONCURRENT_TRANSACTIONS],
+    AddPartitionsToTxn: [ErrorCode.CONCURRENT_TRANSACTIONS],
+  });
   assert.throws(() => tm.beginTransaction(), IllegalStateError);
   await tm.initTransactions();
   assert.equal(tm.state, 'READY');
