@@ -42,7 +42,13 @@ export function parseHostPort(s: string): { host: string; port: number } {
   return { host: m[1]!, port };
 }
 
-export function intOption(name: string, v: number | undefined, def: number, min: number, max = 2 ** 31 - 1): number {
+export function intOption(
+  name: string,
+  v: number | undefined,
+  def: number,
+  min: number,
+  max = 2 ** 31 - 1,
+): number {
   if (v === undefined) return def;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
     throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
@@ -62,7 +68,10 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     requestTimeoutMs: intOption('requestTimeoutMs', o.requestTimeoutMs, 30000, 1),
     connectionTimeoutMs: intOption('connectionTimeoutMs', o.connectionTimeoutMs, 10000, 1),
     reconnectBackoffMs,
-    reconnectBackoffMaxMs: Math.max(reconnectBackoffMs, intOption('reconnectBackoffMaxMs', o.reconnectBackoffMaxMs, 1000, 0)),
+    reconnectBackoffMaxMs: Math.max(
+      reconnectBackoffMs,
+      intOption('reconnectBackoffMaxMs', o.reconnectBackoffMaxMs, 1000, 0),
+    ),
     retryBackoffMs,
     retryBackoffMaxMs: Math.max(retryBackoffMs, intOption('retryBackoffMaxMs', o.retryBackoffMaxMs, 1000, 0)),
     metadataMaxAgeMs: intOption('metadataMaxAgeMs', o.metadataMaxAgeMs, 300000, 0),
@@ -110,7 +119,9 @@ const KAFKA_KEYS: Record<string, [string, 'int' | 'string' | 'bool' | 'acks']> =
 };
 
 /** Converts `{ 'linger.ms': '5', acks: 'all' }` into producer/client options. */
-export function fromKafkaProperties(props: Record<string, string>): Record<string, string | number | boolean> {
+export function fromKafkaProperties(
+  props: Record<string, string>,
+): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [k, raw] of Object.entries(props)) {
     const spec = KAFKA_KEYS[k];

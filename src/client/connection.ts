@@ -102,7 +102,9 @@ export class Connection {
         this.#connecting = null;
         socket.on('data', (chunk: Buffer) => this.#onData(chunk));
         socket.on('error', (err) => this.#fail(new ConnectionError(this.#describe(err), err)));
-        socket.on('close', () => this.#fail(new ConnectionError(`connection to ${this.host}:${this.port} closed`)));
+        socket.on('close', () =>
+          this.#fail(new ConnectionError(`connection to ${this.host}:${this.port} closed`)),
+        );
         resolve();
       });
     });
@@ -250,7 +252,9 @@ export class Connection {
     } catch (err) {
       // A body we cannot parse means we cannot trust the rest of the stream either.
       entry.reject(err as Error);
-      this.#fail(new ConnectionError(`unparsable response from ${this.host}:${this.port}: ${(err as Error).message}`));
+      this.#fail(
+        new ConnectionError(`unparsable response from ${this.host}:${this.port}: ${(err as Error).message}`),
+      );
       return;
     }
     entry.resolve(value);
@@ -279,7 +283,9 @@ export class Connection {
     for (let i = 0; i < pending.length; i++) {
       const p = pending[i]!;
       if (err instanceof RequestTimeoutError && p.deadline > Date.now()) {
-        p.reject(new ConnectionError(`connection to ${this.host}:${this.port} closed after a request timeout`));
+        p.reject(
+          new ConnectionError(`connection to ${this.host}:${this.port} closed after a request timeout`),
+        );
       } else p.reject(err);
     }
     this.#onClose?.(requested ? null : err);

@@ -13,7 +13,10 @@ export const COORDINATOR_GROUP = 0;
 export const COORDINATOR_TRANSACTION = 1;
 
 /** Errors after which the cached coordinator must be looked up again. */
-export const COORDINATOR_MOVED = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
+export const COORDINATOR_MOVED = new Set<number>([
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+]);
 
 export class Coordinators {
   readonly #pool: BrokerPool;
@@ -50,17 +53,27 @@ export class Coordinators {
 
   async #lookup(keyType: number, key: string): Promise<BrokerLink> {
     const any = await this.#pool.any();
-    const res = await any.request(findCoordinatorApi, { key, keyType, coordinatorKeys: [key] }, {
-      // key type 1 needs v1+; v0 is gone from Kafka 4 anyway
-      minVersion: keyType === COORDINATOR_GROUP ? 0 : 1,
-    });
+    const res = await any.request(
+      findCoordinatorApi,
+      { key, keyType, coordinatorKeys: [key] },
+      {
+        // key type 1 needs v1+; v0 is gone from Kafka 4 anyway
+        minVersion: keyType === COORDINATOR_GROUP ? 0 : 1,
+      },
+    );
     // v4+ answers per key in `coordinators`; older versions in the top-level fields.
     const c = res.coordinators.find((x) => x.key === key);
     const errorCode = c ? c.errorCode : res.errorCode;
     if (errorCode !== 0) {
-      throw new KafkaResponseError(errorCode, `FindCoordinator(${keyType === 0 ? 'group' : 'transaction'} ${key})`, c ? c.errorMessage : res.errorMessage);
+      throw new KafkaResponseError(
+        errorCode,
+        `FindCoordinator(${keyType === 0 ? 'group' : 'transaction'} ${key})`,
+        c ? c.errorMessage : res.errorMessage,
+      );
     }
-    const addr = c ? { nodeId: c.nodeId, host: c.host, port: c.port } : { nodeId: res.nodeId, host: res.host, port: res.port };
+    const addr = c
+      ? { nodeId: c.nodeId, host: c.host, port: c.port }
+      : { nodeId: res.nodeId, host: res.host, port: res.port };
     return this.#pool.linkTo({ ...addr, rack: null });
   }
 }

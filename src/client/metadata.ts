@@ -61,9 +61,13 @@ export class Metadata {
     this.#autoCreate = opts.allowAutoTopicCreation;
     const age = pool.options.metadataMaxAgeMs;
     if (age > 0) {
-      this.#ageTimer = setInterval(() => {
-        if (Date.now() - this.lastRefresh >= age && (this.#wanted.size > 0 || this.#allTopics)) this.requestUpdate(true);
-      }, Math.max(100, Math.min(age, 30000)));
+      this.#ageTimer = setInterval(
+        () => {
+          if (Date.now() - this.lastRefresh >= age && (this.#wanted.size > 0 || this.#allTopics))
+            this.requestUpdate(true);
+        },
+        Math.max(100, Math.min(age, 30000)),
+      );
       this.#ageTimer.unref();
     }
   }
@@ -135,7 +139,8 @@ export class Metadata {
       const t = this.#topics.get(name);
       if (t !== undefined && t.partitions.length > 0) return t;
       const err = this.#topicErrors.get(name);
-      if (err !== undefined && FATAL_TOPIC_ERRORS.has(err)) throw new KafkaResponseError(err, `metadata for topic ${name}`);
+      if (err !== undefined && FATAL_TOPIC_ERRORS.has(err))
+        throw new KafkaResponseError(err, `metadata for topic ${name}`);
       const left = deadline - Date.now();
       if (left <= 0 || this.#closed) return null;
       await new Promise<void>((resolve) => {
@@ -179,7 +184,9 @@ export class Metadata {
 
   /** Installs a Metadata response (public for tests and for the admin client). */
   apply(res: MetadataResponse): void {
-    this.#pool.updateBrokers(res.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })));
+    this.#pool.updateBrokers(
+      res.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+    );
     this.clusterId = res.clusterId;
     this.controllerId = res.controllerId;
     const seen = new Set<string>();
@@ -212,12 +219,27 @@ export class Metadata {
       }
       // Guard against sparse partition lists from a confused broker: fill holes as leaderless.
       for (let i = 0; i < parts.length; i++) {
-        parts[i] ??= { partition: i, leader: -1, leaderEpoch: -1, replicas: [], isr: [], offline: [], errorCode: 5 };
+        parts[i] ??= {
+          partition: i,
+          leader: -1,
+          leaderEpoch: -1,
+          replicas: [],
+          isr: [],
+          offline: [],
+          errorCode: 5,
+        };
       }
       const available = parts.filter((p) => p.leader >= 0).map((p) => p.partition);
-      this.#topics.set(t.name, { name: t.name, topicId: t.topicId, isInternal: t.isInternal, partitions: parts, available });
+      this.#topics.set(t.name, {
+        name: t.name,
+        topicId: t.topicId,
+        isInternal: t.isInternal,
+        partitions: parts,
+        available,
+      });
     }
-    if (this.#allTopics) for (const name of this.#topics.keys()) if (!seen.has(name)) this.#topics.delete(name);
+    if (this.#allTopics)
+      for (const name of this.#topics.keys()) if (!seen.has(name)) this.#topics.delete(name);
     this.lastRefresh = Date.now();
     for (const l of this.#listeners.splice(0)) l();
     this.onUpdate();

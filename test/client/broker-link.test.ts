@@ -7,10 +7,10 @@ import { after, test } from 'node:test';
 import { BrokerLink } from '../../src/client/broker-link.js';
 import { resolveClientOptions } from '../../src/client/config.js';
 import { UnsupportedVersionError } from '../../src/client/errors.js';
-import { decodeRequestHeader, encodeResponse } from '../../src/protocol/messages/index.js';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
 import { metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { produceApi } from '../../src/protocol/messages/generated/produce.js';
+import { decodeRequestHeader, encodeResponse } from '../../src/protocol/messages/index.js';
 
 const servers: net.Server[] = [];
 after(() => {
@@ -24,7 +24,10 @@ interface Seen {
 }
 
 /** A broker offering ApiVersions up to `maxApiVersions`, Metadata 0-5 and Produce 0-2. */
-async function fakeBroker(maxApiVersions: number, seen: Seen[]): Promise<{ port: number; sockets: net.Socket[] }> {
+async function fakeBroker(
+  maxApiVersions: number,
+  seen: Seen[],
+): Promise<{ port: number; sockets: net.Socket[] }> {
   const sockets: net.Socket[] = [];
   const server = net.createServer((socket) => {
     sockets.push(socket);
@@ -36,7 +39,11 @@ async function fakeBroker(maxApiVersions: number, seen: Seen[]): Promise<{ port:
         const frame = buf.subarray(4, 4 + buf.readInt32BE(0));
         buf = buf.subarray(4 + frame.length);
         const { header } = decodeRequestHeader(frame);
-        seen.push({ key: header.requestApiKey, version: header.requestApiVersion, clientId: header.clientId });
+        seen.push({
+          key: header.requestApiKey,
+          version: header.requestApiVersion,
+          clientId: header.clientId,
+        });
         const corr = header.correlationId;
         if (header.requestApiKey === 18) {
           const keys = [
@@ -54,9 +61,17 @@ async function fakeBroker(maxApiVersions: number, seen: Seen[]): Promise<{ port:
             finalizedFeatures: [],
             zkMigrationReady: false,
           };
-          for (const c of encodeResponse(apiVersionsApi, tooNew ? 0 : header.requestApiVersion, corr, body)) socket.write(c);
+          for (const c of encodeResponse(apiVersionsApi, tooNew ? 0 : header.requestApiVersion, corr, body))
+            socket.write(c);
         } else if (header.requestApiKey === 3) {
-          const body = { throttleTimeMs: 0, brokers: [{ nodeId: 7, host: 'h', port: 1, rack: null }], clusterId: 'c', controllerId: 7, topics: [], clusterAuthorizedOperations: -2147483648 };
+          const body = {
+            throttleTimeMs: 0,
+            brokers: [{ nodeId: 7, host: 'h', port: 1, rack: null }],
+            clusterId: 'c',
+            controllerId: 7,
+            topics: [],
+            clusterAuthorizedOperations: -2147483648,
+          };
           for (const c of encodeResponse(metadataApi, header.requestApiVersion, corr, body)) socket.write(c);
         }
       }
@@ -67,7 +82,12 @@ async function fakeBroker(maxApiVersions: number, seen: Seen[]): Promise<{ port:
   return { port: (server.address() as net.AddressInfo).port, sockets };
 }
 
-const opts = (port: number) => resolveClientOptions({ bootstrapServers: `127.0.0.1:${port}`, clientId: 'neg-test', reconnectBackoffMs: 10 });
+const opts = (port: number) =>
+  resolveClientOptions({
+    bootstrapServers: `127.0.0.1:${port}`,
+    clientId: 'neg-test',
+    reconnectBackoffMs: 10,
+  });
 
 test('KIP-511: an old broker answers ApiVersions v3 with a v0 error body; the client retries with its max', async () => {
   const seen: Seen[] = [];
@@ -98,10 +118,17 @@ test('a request with no common version fails with UnsupportedVersionError before
   const { port } = await fakeBroker(3, seen);
   const link = new BrokerLink(-1, '127.0.0.1', port, opts(port));
   await assert.rejects(
-    link.request(produceApi, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] }, { minVersion: 3 }),
+    link.request(
+      produceApi,
+      { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] },
+      { minVersion: 3 },
+    ),
     UnsupportedVersionError,
   );
-  assert.deepEqual(seen.map((s) => s.key), [18]);
+  assert.deepEqual(
+    seen.map((s) => s.key),
+    [18],
+  );
   link.close();
 });
 
@@ -109,12 +136,20 @@ test('after the broker drops the connection the link reconnects and negotiates a
   const seen: Seen[] = [];
   const { port, sockets } = await fakeBroker(3, seen);
   const link = new BrokerLink(-1, '127.0.0.1', port, opts(port));
-  const req = { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+  const req = {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  };
   await link.request(metadataApi, req);
   for (const s of sockets) s.destroy();
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(link.connected, false);
   await link.request(metadataApi, req);
-  assert.deepEqual(seen.map((s) => s.key), [18, 3, 18, 3]);
+  assert.deepEqual(
+    seen.map((s) => s.key),
+    [18, 3, 18, 3],
+  );
   link.close();
 });

@@ -85,7 +85,10 @@ test('many responses coalesced into one chunk are all delivered', async () => {
   const ps = [];
   for (let i = 0; i < 50; i++) ps.push(c.send(req(`r${i}`)));
   const got = await Promise.all(ps);
-  assert.deepEqual(got, Array.from({ length: 50 }, (_, i) => `r${i}`));
+  assert.deepEqual(
+    got,
+    Array.from({ length: 50 }, (_, i) => `r${i}`),
+  );
   c.close();
 });
 
@@ -127,7 +130,13 @@ test('hostile frame sizes are rejected without allocating them', async () => {
     b.writeInt32BE(0x7fffffff, 0);
     socket.write(b);
   });
-  const c = new Connection({ host: '127.0.0.1', port, connectTimeoutMs: 1000, requestTimeoutMs: 1000, maxResponseBytes: 1 << 20 });
+  const c = new Connection({
+    host: '127.0.0.1',
+    port,
+    connectTimeoutMs: 1000,
+    requestTimeoutMs: 1000,
+    maxResponseBytes: 1 << 20,
+  });
   await c.connect();
   await assert.rejects(c.send(req('a')), /invalid response frame size/);
   const port2 = await fakeServer((socket) => socket.write(Buffer.from([0xff, 0xff, 0xff, 0xfe])));

@@ -7,9 +7,16 @@
 // Like Kafka, the payload is one random uppercase string reused for every record, keys are
 // null, latencies are sampled (at most 500,000 kept) and percentiles read from the sorted sample.
 import { parseArgs } from 'node:util';
-import type { RecordMetadata } from '../../client/producer/producer-batch.js';
 import { Producer } from '../../client/producer/producer.js';
-import { type CommandIO, CommandUsageError, normalizeArgs, processIO, producerOptionsFrom, runCommand } from './produce.js';
+import type { RecordMetadata } from '../../client/producer/producer-batch.js';
+import {
+  type CommandIO,
+  CommandUsageError,
+  normalizeArgs,
+  processIO,
+  producerOptionsFrom,
+  runCommand,
+} from './produce.js';
 
 export const PERF_USAGE = `Usage: samsa perf produce --topic TOPIC --num-records N --record-size BYTES --throughput RATE [options]
 
@@ -50,7 +57,8 @@ export class PerfStats {
     w.bytes += bytes;
     w.total += latency;
     if (latency > w.max) w.max = latency;
-    if (this.#iteration++ % this.#sampling === 0 && this.#index < this.#latencies.length) this.#latencies[this.#index++] = latency;
+    if (this.#iteration++ % this.#sampling === 0 && this.#index < this.#latencies.length)
+      this.#latencies[this.#index++] = latency;
     if (now - w.start >= WINDOW_MS) {
       const elapsed = now - w.start;
       this.#out(
@@ -108,7 +116,9 @@ export async function runPerf(argv: readonly string[], io: CommandIO = processIO
     if (!Number.isFinite(throughput) || throughput === 0 || (throughput < 0 && throughput !== -1)) {
       throw new CommandUsageError('--throughput must be a positive rate or -1');
     }
-    const producer = new Producer(producerOptionsFrom(values['bootstrap-server'], values['producer-props'] ?? []));
+    const producer = new Producer(
+      producerOptionsFrom(values['bootstrap-server'], values['producer-props'] ?? []),
+    );
     try {
       const stats = await perfProduce(producer, topic, num, size, throughput, (s) => io.stdout.write(s));
       io.stdout.write(stats.summary());
@@ -121,7 +131,8 @@ export async function runPerf(argv: readonly string[], io: CommandIO = processIO
 
 function integer(v: string | undefined, name: string, min: number): number {
   const n = Number(v);
-  if (v === undefined || !Number.isInteger(n) || n < min) throw new CommandUsageError(`${name} must be an integer ≥ ${min}`);
+  if (v === undefined || !Number.isInteger(n) || n < min)
+    throw new CommandUsageError(`${name} must be an integer ≥ ${min}`);
   return n;
 }
 

@@ -32,10 +32,15 @@ export function parseKeyValues(words: readonly string[], what: string): Record<s
 }
 
 /** Producer options from --bootstrap-server and Kafka-style --producer-props. */
-export function producerOptionsFrom(bootstrap: string | undefined, props: readonly string[]): ProducerOptions {
+export function producerOptionsFrom(
+  bootstrap: string | undefined,
+  props: readonly string[],
+): ProducerOptions {
   const kv = parseKeyValues(props, '--producer-props');
   const o = fromKafkaProperties(kv) as unknown as ProducerOptions;
-  o.bootstrapServers = (bootstrap ?? (o.bootstrapServers as string | undefined) ?? '127.0.0.1:9092') as string;
+  o.bootstrapServers = (bootstrap ??
+    (o.bootstrapServers as string | undefined) ??
+    '127.0.0.1:9092') as string;
   o.clientId ??= 'samsa-cli';
   return o;
 }
@@ -115,7 +120,9 @@ export async function runProduce(argv: readonly string[], io: CommandIO = proces
     }
     const sep = values['key-separator'];
     if (sep === '') throw new CommandUsageError('--key-separator must not be empty');
-    const producer = new Producer(producerOptionsFrom(values['bootstrap-server'], values['producer-props'] ?? []));
+    const producer = new Producer(
+      producerOptionsFrom(values['bootstrap-server'], values['producer-props'] ?? []),
+    );
     let failed: Error | null = null;
     let lineNo = 0;
     try {
@@ -126,7 +133,8 @@ export async function runProduce(argv: readonly string[], io: CommandIO = proces
         let value = line;
         if (sep !== undefined) {
           const i = line.indexOf(sep);
-          if (i < 0) throw new CommandUsageError(`line ${lineNo} has no key separator ${JSON.stringify(sep)}`);
+          if (i < 0)
+            throw new CommandUsageError(`line ${lineNo} has no key separator ${JSON.stringify(sep)}`);
           key = line.slice(0, i);
           value = line.slice(i + sep.length);
         }

@@ -40,7 +40,8 @@ export async function runTopics(argv: readonly string[], io: CommandIO = process
       return 0;
     }
     const actions = (['create', 'delete', 'list', 'describe'] as const).filter((a) => values[a]);
-    if (actions.length !== 1) throw new CommandUsageError('give exactly one of --create, --delete, --list, --describe');
+    if (actions.length !== 1)
+      throw new CommandUsageError('give exactly one of --create, --delete, --list, --describe');
     const int = (name: 'partitions' | 'replication-factor'): number | undefined => {
       const v = values[name];
       if (v === undefined) return undefined;
@@ -48,7 +49,10 @@ export async function runTopics(argv: readonly string[], io: CommandIO = process
       if (!Number.isInteger(n) || n < 1) throw new CommandUsageError(`--${name} must be a positive integer`);
       return n;
     };
-    const admin = new Admin({ bootstrapServers: values['bootstrap-server'] ?? '127.0.0.1:9092', clientId: 'samsa-cli' });
+    const admin = new Admin({
+      bootstrapServers: values['bootstrap-server'] ?? '127.0.0.1:9092',
+      clientId: 'samsa-cli',
+    });
     try {
       switch (actions[0]) {
         case 'create': {
@@ -63,7 +67,8 @@ export async function runTopics(argv: readonly string[], io: CommandIO = process
               },
             ]);
           } catch (err) {
-            if (values['if-not-exists'] && (err as { code?: string }).code === 'TOPIC_ALREADY_EXISTS') return 0;
+            if (values['if-not-exists'] && (err as { code?: string }).code === 'TOPIC_ALREADY_EXISTS')
+              return 0;
             throw err;
           }
           io.stdout.write(`Created topic ${topic}.\n`);
@@ -90,18 +95,24 @@ function required(topic: string | undefined): string {
 }
 
 async function describe(admin: Admin, topic: string | undefined, io: CommandIO): Promise<number> {
-  const topics = (await admin.describeTopics(topic === undefined ? undefined : [topic])).filter((t) => topic !== undefined || !t.isInternal);
+  const topics = (await admin.describeTopics(topic === undefined ? undefined : [topic])).filter(
+    (t) => topic !== undefined || !t.isInternal,
+  );
   const configs =
     topics.length === 0
       ? []
-      : await admin.describeConfigs(topics.map((t) => ({ type: 'topic' as const, name: t.name }))).catch(() => []);
+      : await admin
+          .describeConfigs(topics.map((t) => ({ type: 'topic' as const, name: t.name })))
+          .catch(() => []);
   for (const t of topics) {
     const rf = t.partitions[0]?.replicas.length ?? 0;
     const overrides = (configs.find((c) => c.name === t.name)?.entries ?? [])
       .filter((e) => e.source === 'DYNAMIC_TOPIC_CONFIG')
       .map((e) => `${e.name}=${e.isSensitive ? '<hidden>' : e.value}`)
       .join(',');
-    io.stdout.write(`Topic: ${t.name}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${overrides}\n`);
+    io.stdout.write(
+      `Topic: ${t.name}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${overrides}\n`,
+    );
     for (const p of t.partitions) {
       io.stdout.write(
         `\tTopic: ${t.name}\tPartition: ${p.partition}\tLeader: ${p.leader < 0 ? 'none' : p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}\n`,
