@@ -5,7 +5,7 @@
 // After a clean shutdown only the tail of the last segment is checked.
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { lastOffsetOf, leaderEpochOf, producerBatchOf } from './batch-info.js';
+import { lastOffsetOf, leaderEpochOf, maxTimestampOf, producerBatchOf } from './batch-info.js';
 import {
   CLEANED_SUFFIX,
   DELETED_SUFFIX,
@@ -240,6 +240,11 @@ async function recoverTail(seg: LogSegment, local: LocalLog, epochs: LeaderEpoch
       if (lastOffset < base || base < next) return false;
       const epoch = leaderEpochOf(buf, pos);
       if (epoch > epochs.latestEpoch) epochs.assign(epoch, base);
+      const ts = maxTimestampOf(buf, pos);
+      if (ts > seg.maxTimestamp) {
+        seg.maxTimestamp = ts;
+        seg.offsetOfMaxTimestamp = lastOffset;
+      }
       next = lastOffset + 1n;
       return true;
     }),

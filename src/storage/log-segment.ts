@@ -171,6 +171,8 @@ export class LogSegment {
         return true;
       }),
     );
+    // Like Kafka's recovery: the time index ends with the segment's largest timestamp.
+    if (maxTs >= 0n) this.timeIndex.maybeAppend(maxTs, maxTsOffset);
     this.nextOffset = next;
     this.maxTimestamp = maxTs;
     this.offsetOfMaxTimestamp = maxTsOffset;

@@ -1,7 +1,14 @@
 // Reading whole batches from one segment. The first read is sized from the offset index (the
 // indexed position at or before the fetch offset) and `maxBytes`; a second read happens only
 // when the wanted batch starts beyond, or is larger than, what the first one covered.
-import { LAST_OFFSET_DELTA_OFFSET, LENGTH_OFFSET, RECORD_BATCH_OVERHEAD, verifyBatchCrc } from '../protocol/record-batch/header.js';
+import {
+  CURRENT_MAGIC,
+  LAST_OFFSET_DELTA_OFFSET,
+  LENGTH_OFFSET,
+  MAGIC_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  verifyBatchCrc,
+} from '../protocol/record-batch/header.js';
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import type { LogSegment } from './log-segment.js';
 
@@ -26,25 +33,46 @@ function corrupt(seg: LogSegment, position: number, why: string): KafkaError {
 /**
  * Walks `buf` (file bytes from `start`) and decides: return these batches, or read again from
  * another position. `done: null` means the segment holds nothing at or after the fetch offset.
+ * Batches past `seg.trustedUpTo` (on disk from before this process and not yet checked) are
+ * verified before any of their fields is believed: whole batch read, magic, CRC, and offsets
+ * that fit the segment (BaseOffset is not covered by the CRC).
  */
 function step(seg: LogSegment, buf: Buffer, start: number, end: number, req: SegmentReadRequest): Step {
   const room = req.maxBytes + req.indexIntervalBytes + RECORD_BATCH_OVERHEAD;
   let pos = 0;
   let first = -1;
   let taken = 0;
+  let prevLast = seg.baseOffset - 1n;
+  const upper = seg.nextOffset > seg.baseOffset ? seg.nextOffset : null;
   const finish = (): Step => ({ done: buf.subarray(first, first + taken) });
+  const fail = (why: string): Step => {
+    if (taken > 0) return finish();
+    throw corrupt(seg, start + pos, why);
+  };
   for (;;) {
     if (start + pos >= end) return first < 0 ? { done: null } : finish();
     if (pos + PREFIX > buf.length) {
       if (taken > 0) return finish();
+      if (start + pos + PREFIX > end) return fail('batch header cut by the end of the segment');
       return { start: start + pos, want: Math.min(end - start - pos, Math.max(room, PREFIX)) };
     }
     const size = 12 + buf.readInt32BE(pos + LENGTH_OFFSET);
-    if (size < RECORD_BATCH_OVERHEAD || start + pos + size > end) {
-      if (taken > 0) return finish();
-      throw corrupt(seg, start + pos, `batch length ${size}`);
+    if (size < RECORD_BATCH_OVERHEAD || start + pos + size > end) return fail(`batch length ${size}`);
+    const trusted = start + pos + size <= seg.trustedUpTo;
+    if (!trusted) {
+      if (pos + size > buf.length) {
+        if (taken > 0) return finish();
+        return { start: start + pos, want: Math.min(end - start - pos, Math.max(size, room)) };
+      }
+      if (buf.readInt8(pos + MAGIC_OFFSET) !== CURRENT_MAGIC || !verifyBatchCrc(buf, pos)) return fail('CRC mismatch');
     }
-    const last = buf.readBigInt64BE(pos) + BigInt(buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
+    const base = buf.readBigInt64BE(pos);
+    const last = base + BigInt(buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
+    if (!trusted) {
+      if (base <= prevLast || last < base || (upper !== null && last >= upper)) return fail(`offsets ${base}..${last} do not fit the segment`);
+      if (start + pos === seg.trustedUpTo) seg.trustedUpTo = start + pos + size;
+    }
+    prevLast = last;
     if (first < 0 && last < req.fetchOffset) {
       pos += size; // before the fetch offset: skip, even if not fully read
       continue;
@@ -56,10 +84,6 @@ function step(seg: LogSegment, buf: Buffer, start: number, end: number, req: Seg
       if (taken > 0) return finish();
       // The first wanted batch was cut by the read: read from it, at least all of it.
       return { start: start + pos, want: Math.min(end - start - pos, Math.max(size, req.maxBytes)) };
-    }
-    if (start + pos + size > seg.trustedUpTo && !verifyBatchCrc(buf, pos)) {
-      if (taken > 0) return finish();
-      throw corrupt(seg, start + pos, 'CRC mismatch');
     }
     taken += size;
     pos += size;
@@ -76,16 +100,9 @@ export async function readSegment(seg: LogSegment, req: SegmentReadRequest): Pro
     const buf = await seg.read(start, Math.max(want, Math.min(PREFIX, end - start)));
     if (buf.length === 0) return null;
     const next = step(seg, buf, start, start + buf.length < end && buf.length < want ? start + buf.length : end, req);
-    if ('done' in next) {
-      if (next.done !== null && next.done.length > 0) {
-        // Every batch from the first returned one on was verified: extend the trusted prefix
-        // when it is contiguous with it.
-        const firstPos = start + (next.done.byteOffset - buf.byteOffset);
-        const endPos = firstPos + next.done.length;
-        if (seg.trustedUpTo >= firstPos && endPos > seg.trustedUpTo) seg.trustedUpTo = endPos;
-      }
-      return next.done;
-    }
+    if ('done' in next) return next.done;
+    // Each step must make progress; anything else means the file changed under us.
+    if (next.start < start || (next.start === start && next.want <= want)) throw corrupt(seg, start, 'unreadable batch');
     start = next.start;
     want = next.want;
   }

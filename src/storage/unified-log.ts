@@ -514,7 +514,7 @@ export class UnifiedLog implements PartitionLog {
       await this.withMaintenance(async () => {
         if (this.local.failed === null) {
           await this.local.flush();
-          await this.local.active.persistIndexes(true);
+          await this.local.active.onBecomeInactive(true); // final time-index entry, indexes to disk
           await this.epochs.flush();
           await this.snapshots.write(this.local.logEndOffset, encodeSnapshot(this.producers.toSnapshot()), true);
           await this.snapshots.deleteBelow(this.#logStartOffset);
