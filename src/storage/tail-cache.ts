@@ -1,7 +1,13 @@
-// In-memory copies (references, in fact) of the most recently written batches of each log, so
-// that consumers and followers at the tail are served without a file read. One global byte
-// budget, evicted oldest-first across all logs; a log's entries are always a contiguous run of
-// its newest written batches.
+// In-memory copies of the most recently written batches of each log, so that consumers and
+// followers at the tail are served without a file read. One global byte budget, evicted
+// oldest-first across all logs; a log's entries are always a contiguous run of its newest
+// written batches.
+//
+// The cache owns what it holds: batches are copied, never referenced, so the buffer an append
+// came from (a network frame) can be reused as soon as the append has completed. Only batches up
+// to `maxCopyBytes` are cached: copying small batches is cheap and they are where a file read
+// per fetch would hurt most; a large batch clears the log's entries instead (they must stay
+// contiguous) and is read back from the page cache like everything older.
 
 interface TailEntry {
   baseOffset: bigint;
@@ -10,14 +16,21 @@ interface TailEntry {
   cost: number;
 }
 
+/** Default largest batch the cache copies. */
+export const DEFAULT_TAIL_COPY_BYTES = 64 * 1024;
+/** Bookkeeping per entry (objects, buffer header), counted against the budget. */
+const ENTRY_OVERHEAD = 128;
+
 export class TailCacheBudget {
   readonly maxBytes: number;
+  readonly maxCopyBytes: number;
   used = 0;
   #fifo: { cache: TailCache; entry: TailEntry }[] = [];
   #head = 0;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, maxCopyBytes: number = DEFAULT_TAIL_COPY_BYTES) {
     this.maxBytes = maxBytes;
+    this.maxCopyBytes = Math.min(maxCopyBytes, Math.floor(maxBytes / 8));
   }
 
   add(cache: TailCache, entry: TailEntry): void {
@@ -52,16 +65,19 @@ export class TailCache {
     return this.#entries.length - this.#head;
   }
 
-  /** Adds a batch just written; it must directly follow the previous one. */
+  /**
+   * Adds (a copy of) a batch just written; it must directly follow the previous one. The
+   * cache never keeps a reference to `buf`.
+   */
   add(buf: Buffer, baseOffset: bigint, lastOffset: bigint): void {
     if (this.#budget.maxBytes <= 0) return;
-    // A subarray keeps its whole parent allocation alive: count that, capped by sanity.
-    const cost = Math.max(buf.length, Math.min(buf.buffer.byteLength, buf.length * 4));
-    if (cost > this.#budget.maxBytes / 8) {
+    if (buf.length > this.#budget.maxCopyBytes) {
       this.clear();
       return;
     }
-    const entry = { baseOffset, lastOffset, buf, cost };
+    const copy = Buffer.allocUnsafe(buf.length);
+    buf.copy(copy);
+    const entry = { baseOffset, lastOffset, buf: copy, cost: buf.length + ENTRY_OVERHEAD };
     this.#entries.push(entry);
     this.#budget.add(this, entry);
   }
