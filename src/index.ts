@@ -15,3 +15,4 @@ export {
   type ProducerRecord,
   type RecordMetadata,
 } from './client/index.js';
+export { Consumer, type ConsumerOptions, type ConsumerRecord, type RebalanceListener } from './client/index.js';

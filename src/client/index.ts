@@ -41,3 +41,22 @@ export {
 export type { DeliveryCallback, RecordMetadata } from './producer/producer-batch.js';
 export type { Acks, ProducerOptions, Serializer } from './producer/producer-config.js';
 export type { ConsumerGroupMetadata, TransactionOffset, TransactionState } from './producer/transactions.js';
+export {
+  Consumer,
+  CommitFailedError,
+  NoOffsetForPartitionError,
+  OffsetOutOfRangeError,
+  RebalanceListenerError,
+  WakeupError,
+  cooperativeStickyAssignor,
+  rangeAssignor,
+  roundRobinAssignor,
+  stickyAssignor,
+  type ConsumerOptions,
+  type ConsumerRecord,
+  type Deserializer,
+  type OffsetAndTimestamp,
+  type PartitionAssignor,
+  type RebalanceListener,
+  type TopicPartitionOffset,
+} from './consumer/index.js';

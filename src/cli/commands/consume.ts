@@ -9,8 +9,20 @@
 // does with a random group. Ends after --max-messages, --timeout-ms of silence, or SIGINT/SIGTERM,
 // then prints "Processed a total of N messages" to stderr.
 import { parseArgs } from 'node:util';
-import { Consumer, type ConsumerOptions, type ConsumerRecord, consumerOptionsFromProperties } from '../../client/consumer/index.js';
-import { type CommandIO, CommandUsageError, normalizeArgs, parseKeyValues, processIO, runCommand } from './produce.js';
+import {
+  Consumer,
+  type ConsumerOptions,
+  type ConsumerRecord,
+  consumerOptionsFromProperties,
+} from '../../client/consumer/index.js';
+import {
+  type CommandIO,
+  CommandUsageError,
+  normalizeArgs,
+  parseKeyValues,
+  processIO,
+  runCommand,
+} from './produce.js';
 
 export const CONSUME_USAGE = `Usage: samsa consume --topic TOPIC [options]
 
@@ -45,7 +57,13 @@ export function formatRecord(r: ConsumerRecord, p: PrintOptions): string {
   if (p.partition) fields.push(`Partition:${r.partition}`);
   if (p.offset) fields.push(`Offset:${r.offset}`);
   if (p.headers) {
-    fields.push(r.headers.length === 0 ? 'NO_HEADERS' : r.headers.map((h) => `${h.key}:${h.value === null ? 'null' : h.value.toString()}`).join(p.headersSeparator));
+    fields.push(
+      r.headers.length === 0
+        ? 'NO_HEADERS'
+        : r.headers
+            .map((h) => `${h.key}:${h.value === null ? 'null' : h.value.toString()}`)
+            .join(p.headersSeparator),
+    );
   }
   if (p.key) fields.push(r.key === null ? 'null' : r.key.toString());
   fields.push(r.value === null ? 'null' : r.value.toString());
@@ -84,8 +102,10 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
     }
     const topic = values.topic;
     if (topic === undefined) throw new CommandUsageError('--topic is required');
-    if (values.partition !== undefined && values.group !== undefined) throw new CommandUsageError('--partition and --group are exclusive');
-    if (values.offset !== undefined && values.partition === undefined) throw new CommandUsageError('--offset needs --partition');
+    if (values.partition !== undefined && values.group !== undefined)
+      throw new CommandUsageError('--partition and --group are exclusive');
+    if (values.offset !== undefined && values.partition === undefined)
+      throw new CommandUsageError('--offset needs --partition');
     const props = parseKeyValues(values.property ?? [], '--property');
     const print: PrintOptions = {
       key: bool(props['print.key'], values['print-key']),
@@ -96,7 +116,8 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
       separator: props['key.separator'] ?? '\t',
       headersSeparator: props['headers.separator'] ?? ',',
     };
-    const max = values['max-messages'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-messages']);
+    const max =
+      values['max-messages'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-messages']);
     if (!(max > 0)) throw new CommandUsageError('--max-messages must be a positive integer');
     const idle = values['timeout-ms'] === undefined ? Number.POSITIVE_INFINITY : Number(values['timeout-ms']);
     if (!(idle >= 0)) throw new CommandUsageError('--timeout-ms must be ≥ 0');
@@ -105,7 +126,9 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
       bootstrapServers: values['bootstrap-server'] ?? '127.0.0.1:9092',
       clientId: 'samsa-console-consumer',
       autoOffsetReset: values['from-beginning'] ? 'earliest' : 'latest',
-      ...(values['isolation-level'] ? { isolationLevel: values['isolation-level'] as ConsumerOptions['isolationLevel'] } : {}),
+      ...(values['isolation-level']
+        ? { isolationLevel: values['isolation-level'] as ConsumerOptions['isolationLevel'] }
+        : {}),
       ...(values.group ? { groupId: values.group, enableAutoCommit: false } : {}),
     };
     const consumer = new Consumer(opts);
@@ -116,7 +139,14 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
     const printed = new Map<string, { topic: string; partition: number; offset: bigint }>();
     try {
       if (values.group) consumer.subscribe([topic]);
-      else await assignStandalone(consumer, topic, values.partition, values.offset, values['from-beginning'] === true);
+      else
+        await assignStandalone(
+          consumer,
+          topic,
+          values.partition,
+          values.offset,
+          values['from-beginning'] === true,
+        );
       let last = Date.now();
       while (count < max && Date.now() - last <= idle) {
         let records: ConsumerRecord[];
@@ -130,10 +160,15 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
         for (const r of records) {
           if (count >= max) break;
           io.stdout.write(formatRecord(r, print));
-          printed.set(`${r.topic}\u0000${r.partition}`, { topic: r.topic, partition: r.partition, offset: r.offset + 1n });
+          printed.set(`${r.topic}\u0000${r.partition}`, {
+            topic: r.topic,
+            partition: r.partition,
+            offset: r.offset + 1n,
+          });
           count++;
         }
-        if (values.group && printed.size > 0) void consumer.commitAsync([...printed.values()]).catch(() => {});
+        if (values.group && printed.size > 0)
+          void consumer.commitAsync([...printed.values()]).catch(() => {});
       }
       // Commit exactly what was printed (a poll may return more than --max-messages).
       if (values.group && printed.size > 0) await consumer.commitSync([...printed.values()]).catch(() => {});
@@ -147,7 +182,13 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
   });
 }
 
-async function assignStandalone(consumer: Consumer, topic: string, partition: string | undefined, offset: string | undefined, fromBeginning: boolean): Promise<void> {
+async function assignStandalone(
+  consumer: Consumer,
+  topic: string,
+  partition: string | undefined,
+  offset: string | undefined,
+  fromBeginning: boolean,
+): Promise<void> {
   if (partition !== undefined) {
     const p = Number(partition);
     if (!Number.isInteger(p) || p < 0) throw new CommandUsageError('--partition must be a partition number');

@@ -8,8 +8,19 @@
 // Bytes count keys plus values; "rebalance time" is the time until partitions were first
 // assigned, and fetch time the rest, as in Kafka's tool.
 import { parseArgs } from 'node:util';
-import { Consumer, type ConsumerOptions, consumerOptionsFromProperties } from '../../client/consumer/index.js';
-import { type CommandIO, CommandUsageError, normalizeArgs, parseKeyValues, processIO, runCommand } from './produce.js';
+import {
+  Consumer,
+  type ConsumerOptions,
+  consumerOptionsFromProperties,
+} from '../../client/consumer/index.js';
+import {
+  type CommandIO,
+  CommandUsageError,
+  normalizeArgs,
+  parseKeyValues,
+  processIO,
+  runCommand,
+} from './produce.js';
 
 export const PERF_CONSUME_USAGE = `Usage: samsa perf consume --topic TOPIC --messages N [options]
 
@@ -107,7 +118,9 @@ export async function perfConsume(
     }
   }
   if (count < messages) {
-    out(`WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.\n`);
+    out(
+      `WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.\n`,
+    );
   }
   return { startMs, endMs: Date.now(), messages: count, bytes, rebalanceMs };
 }
@@ -138,10 +151,12 @@ export async function runPerfConsume(argv: readonly string[], io: CommandIO = pr
     const topic = values.topic;
     if (topic === undefined) throw new CommandUsageError('--topic is required');
     const messages = Number(values.messages);
-    if (!Number.isInteger(messages) || messages < 1) throw new CommandUsageError('--messages must be a positive integer');
+    if (!Number.isInteger(messages) || messages < 1)
+      throw new CommandUsageError('--messages must be a positive integer');
     const timeout = Number(values.timeout ?? 10000);
     const interval = Number(values['reporting-interval'] ?? 5000);
-    if (!(timeout >= 0) || !(interval > 0)) throw new CommandUsageError('--timeout and --reporting-interval must be positive numbers');
+    if (!(timeout >= 0) || !(interval > 0))
+      throw new CommandUsageError('--timeout and --reporting-interval must be positive numbers');
     const opts: ConsumerOptions = {
       ...consumerOptionsFromProperties(parseKeyValues(values['consumer-props'] ?? [], '--consumer-props')),
       bootstrapServers: values['bootstrap-server'] ?? '127.0.0.1:9092',
@@ -154,7 +169,14 @@ export async function runPerfConsume(argv: readonly string[], io: CommandIO = pr
     if (!values['hide-header']) io.stdout.write(detailed ? DETAILED_HEADER : PERF_CONSUME_HEADER);
     const consumer = new Consumer(opts);
     try {
-      const result = await perfConsume(consumer, topic, messages, timeout, (s) => io.stdout.write(s), detailed ? interval : null);
+      const result = await perfConsume(
+        consumer,
+        topic,
+        messages,
+        timeout,
+        (s) => io.stdout.write(s),
+        detailed ? interval : null,
+      );
       if (!detailed) io.stdout.write(perfConsumeRow(result));
     } finally {
       await consumer.close();

@@ -12,20 +12,20 @@
 // same error until the application seeks past it; the position stays before the bad batch.
 import { KafkaError } from '../../protocol/errors.js';
 import {
-  CURRENT_MAGIC,
-  type DecodedRecord,
-  RecordCursor,
-  TIMESTAMP_TYPE_MASK,
   batchSize,
+  CURRENT_MAGIC,
   compressionOf,
+  type DecodedRecord,
   decodeLegacyMessageSetSync,
   decodeRecordBatch,
   decodeRecordBatchSync,
   isControl,
   isTransactional,
   iterateBatches,
+  type RecordCursor,
   readBatchHeader,
   readControlRecord,
+  TIMESTAMP_TYPE_MASK,
 } from '../../protocol/record-batch/index.js';
 import { KafkaResponseError } from '../errors.js';
 import type { Deserializer } from './consumer-config.js';
@@ -38,7 +38,9 @@ export interface AbortedTransaction {
 }
 
 const ZSTD = 4;
-const NO_HEADERS: RecordHeader[] = [];
+const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
+/** BigInts of small offset deltas, so a record's offset costs one bigint addition. */
+const DELTAS: bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
 
 /** End of the complete batches in `records` and the offset right after the last one. */
 export function scanBatches(records: Buffer): { end: number; nextOffset: bigint | null } {
@@ -48,7 +50,8 @@ export function scanBatches(records: Buffer): { end: number; nextOffset: bigint 
     end = b.position + b.size;
     // v2: BaseOffset + LastOffsetDelta; legacy: the entry's offset is its (last) message's offset.
     const base = records.readBigInt64BE(b.position);
-    nextOffset = b.magic === CURRENT_MAGIC ? base + BigInt(records.readInt32BE(b.position + 23)) + 1n : base + 1n;
+    nextOffset =
+      b.magic === CURRENT_MAGIC ? base + BigInt(records.readInt32BE(b.position + 23)) + 1n : base + 1n;
   }
   return { end, nextOffset };
 }
@@ -96,7 +99,12 @@ export class CompletedFetch {
     this.bytesLeft = end;
     this.#readCommitted = readCommitted;
     this.#verifyCrc = verifyCrc;
-    this.#aborted = aborted === null ? [] : [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+    this.#aborted =
+      aborted === null
+        ? []
+        : [...aborted].sort((a, b) =>
+            a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0,
+          );
   }
 
   /** True once every batch has been consumed (and no error is pending). */
@@ -117,7 +125,12 @@ export class CompletedFetch {
    * Appends up to `max - out.length` records to `out`. Returns after the data is exhausted or the
    * limit is reached. Throws the batch's decode error (again on every call) if one is bad.
    */
-  async drain<K, V>(out: ConsumerRecord<K, V>[], max: number, kd: Deserializer<K> | null, vd: Deserializer<V> | null): Promise<void> {
+  async drain<K, V>(
+    out: ConsumerRecord<K, V>[],
+    max: number,
+    kd: Deserializer<K> | null,
+    vd: Deserializer<V> | null,
+  ): Promise<void> {
     if (this.#error !== null) throw this.#error;
     const topic = this.state.topic;
     const partition = this.state.partition;
@@ -129,24 +142,27 @@ export class CompletedFetch {
           const base = c.header.baseOffset;
           const tsType = this.#logAppendTime ? 'LogAppendTime' : 'CreateTime';
           const epoch = this.#leaderEpoch;
+          let lastDelta = -1;
           while (out.length < max && c.next()) {
-            if (c.offsetDelta < minDelta) continue;
+            const delta = c.offsetDelta;
+            if (delta < minDelta) continue;
             const headers = c.headerCount === 0 ? NO_HEADERS : c.headers();
             const key = c.key();
             const value = c.value();
             out.push({
               topic,
               partition,
-              offset: base + BigInt(c.offsetDelta),
+              offset: base + (delta < 4096 ? DELTAS[delta]! : BigInt(delta)),
               timestamp: c.timestampMs,
               timestampType: tsType,
               key: kd === null ? (key as K) : kd(key, topic, headers),
               value: vd === null ? (value as V) : vd(value, topic, headers),
-              headers: headers === NO_HEADERS ? [] : headers,
+              headers,
               leaderEpoch: epoch,
             });
-            this.nextFetchOffset = base + BigInt(c.offsetDelta) + 1n;
+            lastDelta = delta;
           }
+          if (lastDelta >= 0) this.nextFetchOffset = base + BigInt(lastDelta + 1);
           if (out.length >= max && c.index + 1 < c.header.recordCount) return;
           this.#finishBatch(this.#cursorLast);
           continue;
@@ -225,7 +241,10 @@ export class CompletedFetch {
         continue;
       }
       const opts = { verifyCrc: this.#verifyCrc };
-      const cursor = compressionOf(h.attributes) === ZSTD ? await decodeRecordBatch(entry, opts) : decodeRecordBatchSync(entry, opts);
+      const cursor =
+        compressionOf(h.attributes) === ZSTD
+          ? await decodeRecordBatch(entry, opts)
+          : decodeRecordBatchSync(entry, opts);
       this.#cursor = cursor;
       this.#cursorLast = last;
       const gap = this.nextFetchOffset - h.baseOffset;
@@ -254,7 +273,11 @@ export class CompletedFetch {
 function toClientError(err: unknown, topic: string, partition: number, offset: bigint): Error {
   if (err instanceof KafkaError) {
     // RecordBatchError (and the compression errors it wraps) carry the Kafka code already.
-    const e = new KafkaResponseError(err.code, `record data of ${topic}-${partition} at offset ${offset}`, err.message);
+    const e = new KafkaResponseError(
+      err.code,
+      `record data of ${topic}-${partition} at offset ${offset}`,
+      err.message,
+    );
     (e as { cause?: unknown }).cause = err;
     return e;
   }

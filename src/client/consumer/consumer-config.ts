@@ -2,19 +2,28 @@
 // defaults (ConsumerConfig.java), except isolation.level, which defaults to read_committed as in
 // librdkafka and Java 4. Everything is validated at construction, including the relations Kafka
 // enforces (heartbeat interval below the session timeout).
-import { type ClientOptions, intOption, type ResolvedClientOptions, resolveClientOptions } from '../config.js';
+import {
+  type ClientOptions,
+  intOption,
+  type ResolvedClientOptions,
+  resolveClientOptions,
+} from '../config.js';
 import { ConfigError } from '../errors.js';
 import { BUILTIN_ASSIGNORS, type PartitionAssignor, type RebalanceProtocol } from './assignors/index.js';
 import type { RecordHeader } from './types.js';
 
 /** Turns the bytes of a key or value into the application's type. */
-export type Deserializer<T> = (data: Buffer | null, topic: string, headers: RecordHeader[]) => T;
+export type Deserializer<T> = (data: Buffer | null, topic: string, headers: readonly RecordHeader[]) => T;
 
 export type AutoOffsetReset = 'earliest' | 'latest' | 'none';
 export type IsolationLevel = 'read_committed' | 'read_uncommitted';
 
 /** Structured log sink; the consumer never writes to the console itself. */
-export type ConsumerLogger = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+export type ConsumerLogger = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
 
 export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends ClientOptions {
   /** group.id: needed for subscribe() and for committing offsets. */
@@ -96,20 +105,26 @@ const noLog: ConsumerLogger = () => {};
 
 function oneOf<T extends string>(name: string, v: T | undefined, allowed: readonly T[], def: T): T {
   if (v === undefined) return def;
-  if (!allowed.includes(v)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${String(v)}`);
+  if (!allowed.includes(v))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${String(v)}`);
   return v;
 }
 
 function resolveAssignors(list: readonly (string | PartitionAssignor)[] | undefined): PartitionAssignor[] {
   const items = list ?? ['cooperative-sticky'];
-  if (items.length === 0) throw new ConfigError('partitionAssignmentStrategy must name at least one assignor');
+  if (items.length === 0)
+    throw new ConfigError('partitionAssignmentStrategy must name at least one assignor');
   const out = items.map((a) => {
     if (typeof a !== 'string') return a;
     const make = BUILTIN_ASSIGNORS[a];
-    if (make === undefined) throw new ConfigError(`unknown assignor "${a}" (built in: ${Object.keys(BUILTIN_ASSIGNORS).join(', ')})`);
+    if (make === undefined)
+      throw new ConfigError(
+        `unknown assignor "${a}" (built in: ${Object.keys(BUILTIN_ASSIGNORS).join(', ')})`,
+      );
     return make();
   });
-  if (new Set(out.map((a) => a.name)).size !== out.length) throw new ConfigError('partitionAssignmentStrategy lists an assignor twice');
+  if (new Set(out.map((a) => a.name)).size !== out.length)
+    throw new ConfigError('partitionAssignmentStrategy lists an assignor twice');
   return out;
 }
 
@@ -117,13 +132,17 @@ export function resolveConsumerOptions(o: ConsumerOptions<unknown, unknown>): Re
   const base = resolveClientOptions(o);
   const groupId = o.groupId ?? null;
   if (groupId === '') throw new ConfigError('groupId must not be empty');
-  if (o.groupInstanceId !== undefined && o.groupInstanceId === '') throw new ConfigError('groupInstanceId must not be empty');
+  if (o.groupInstanceId !== undefined && o.groupInstanceId === '')
+    throw new ConfigError('groupInstanceId must not be empty');
   const sessionTimeoutMs = intOption('sessionTimeoutMs', o.sessionTimeoutMs, 45000, 1);
   const heartbeatIntervalMs = intOption('heartbeatIntervalMs', o.heartbeatIntervalMs, 3000, 1);
-  if (heartbeatIntervalMs >= sessionTimeoutMs) throw new ConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
+  if (heartbeatIntervalMs >= sessionTimeoutMs)
+    throw new ConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
   const assignors = resolveAssignors(o.partitionAssignmentStrategy);
   // Like Java: cooperative only if every configured assignor supports it.
-  const rebalanceProtocol: RebalanceProtocol = assignors.every((a) => a.protocols.includes('COOPERATIVE')) ? 'COOPERATIVE' : 'EAGER';
+  const rebalanceProtocol: RebalanceProtocol = assignors.every((a) => a.protocols.includes('COOPERATIVE'))
+    ? 'COOPERATIVE'
+    : 'EAGER';
   const enableAutoCommit = o.enableAutoCommit ?? groupId !== null;
   if (enableAutoCommit && groupId === null) throw new ConfigError('enableAutoCommit needs a groupId');
   const fetchMaxBytes = intOption('fetchMaxBytes', o.fetchMaxBytes, 52428800, 1);
@@ -139,7 +158,11 @@ export function resolveConsumerOptions(o: ConsumerOptions<unknown, unknown>): Re
     enableAutoCommit,
     autoCommitIntervalMs: intOption('autoCommitIntervalMs', o.autoCommitIntervalMs, 5000, 0),
     autoOffsetReset: oneOf('autoOffsetReset', o.autoOffsetReset, ['earliest', 'latest', 'none'], 'latest'),
-    isolationLevel: oneOf('isolationLevel', o.isolationLevel, ['read_committed', 'read_uncommitted'], 'read_committed') === 'read_committed' ? 1 : 0,
+    isolationLevel:
+      oneOf('isolationLevel', o.isolationLevel, ['read_committed', 'read_uncommitted'], 'read_committed') ===
+      'read_committed'
+        ? 1
+        : 0,
     fetchMinBytes: intOption('fetchMinBytes', o.fetchMinBytes, 1, 0),
     fetchMaxWaitMs: intOption('fetchMaxWaitMs', o.fetchMaxWaitMs, 500, 0),
     fetchMaxBytes,
@@ -192,7 +215,11 @@ export function consumerOptionsFromProperties(props: Record<string, string>): Pa
     const [name, type] = spec;
     const v = raw.trim();
     if (type === 'string') out[name] = v;
-    else if (type === 'list') out[name] = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    else if (type === 'list')
+      out[name] = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     else if (type === 'bool') {
       if (v !== 'true' && v !== 'false') throw new ConfigError(`${k} must be true or false`);
       out[name] = v === 'true';

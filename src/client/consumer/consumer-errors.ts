@@ -17,7 +17,11 @@ export class NoOffsetForPartitionError extends KafkaClientError {
   override name = 'NoOffsetForPartitionError';
   readonly partitions: TopicPartition[];
   constructor(partitions: TopicPartition[]) {
-    super('NO_OFFSET_FOR_PARTITION', `no committed offset and auto.offset.reset=none for ${describe(partitions)}`, false);
+    super(
+      'NO_OFFSET_FOR_PARTITION',
+      `no committed offset and auto.offset.reset=none for ${describe(partitions)}`,
+      false,
+    );
     this.partitions = partitions;
   }
 }
@@ -27,7 +31,10 @@ export class OffsetOutOfRangeError extends KafkaResponseError {
   override name = 'OffsetOutOfRangeError';
   readonly offsets: { topic: string; partition: number; offset: bigint }[];
   constructor(offsets: { topic: string; partition: number; offset: bigint }[]) {
-    super(ErrorCode.OFFSET_OUT_OF_RANGE, `fetch positions out of range with auto.offset.reset=none: ${offsets.map((o) => `${o.topic}-${o.partition}@${o.offset}`).join(', ')}`);
+    super(
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+      `fetch positions out of range with auto.offset.reset=none: ${offsets.map((o) => `${o.topic}-${o.partition}@${o.offset}`).join(', ')}`,
+    );
     this.offsets = offsets;
   }
 }
@@ -47,7 +54,12 @@ export class CommitFailedError extends KafkaClientError {
 export class RebalanceListenerError extends KafkaClientError {
   override name = 'RebalanceListenerError';
   constructor(callback: string, cause: unknown) {
-    super('REBALANCE_LISTENER', `${callback} threw: ${cause instanceof Error ? cause.message : String(cause)}`, false, { cause });
+    super(
+      'REBALANCE_LISTENER',
+      `${callback} threw: ${cause instanceof Error ? cause.message : String(cause)}`,
+      false,
+      { cause },
+    );
   }
 }
 

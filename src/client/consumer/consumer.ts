@@ -9,7 +9,12 @@ import { BrokerPool } from '../broker-pool.js';
 import { Coordinators } from '../coordinator.js';
 import { ClientClosedError, ConfigError, IllegalStateError, RequestTimeoutError } from '../errors.js';
 import { Metadata } from '../metadata.js';
-import { type ConsumerOptions, type Deserializer, type ResolvedConsumerOptions, resolveConsumerOptions } from './consumer-config.js';
+import {
+  type ConsumerOptions,
+  type Deserializer,
+  type ResolvedConsumerOptions,
+  resolveConsumerOptions,
+} from './consumer-config.js';
 import { WakeupError } from './consumer-errors.js';
 import { FetchPositions } from './fetch-positions.js';
 import { Fetcher } from './fetcher.js';
@@ -86,13 +91,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       this.#metadata.trackAll();
       this.#seenMetadata = -1;
     } else {
-      if (topics.some((t) => typeof t !== 'string' || t === '')) throw new ConfigError('topic names must be non-empty strings');
+      if (topics.some((t) => typeof t !== 'string' || t === ''))
+        throw new ConfigError('topic names must be non-empty strings');
       this.#subs.subscribeTopics(topics);
       if (topics.length > 0) this.#metadata.track(...topics);
       this.#metadata.requestUpdate(true);
     }
     this.#listener = listener ?? this.#listener;
-    if (this.#membership === null) this.#membership = new GroupMembership(this.#rpc, this.options, this.#host());
+    if (this.#membership === null)
+      this.#membership = new GroupMembership(this.#rpc, this.options, this.#host());
     else this.#membership.requestRejoin('subscription changed');
     this.#signal();
   }
@@ -144,7 +151,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
    */
   async poll(timeoutMs: number): Promise<ConsumerRecord<K, V>[]> {
     this.#ensureOpen();
-    if (this.#polling) throw new IllegalStateError('poll() is already running: call it from one task at a time');
+    if (this.#polling)
+      throw new IllegalStateError('poll() is already running: call it from one task at a time');
     if (this.#subs.mode === 'none') throw new IllegalStateError('subscribe() or assign() before poll()');
     this.#polling = true;
     this.#lastPollAt = Date.now();
@@ -196,21 +204,30 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   // ---- offsets ------------------------------------------------------------------------------
 
   /** Commits `offsets` (default: the positions of everything polled), retrying retriable errors. */
-  async commitSync(offsets?: readonly TopicPartitionOffset[], opts: { timeoutMs?: number } = {}): Promise<void> {
+  async commitSync(
+    offsets?: readonly TopicPartitionOffset[],
+    opts: { timeoutMs?: number } = {},
+  ): Promise<void> {
     this.#ensureNotClosed();
     const g = this.#requireGroup();
     const list = offsets ?? this.#consumedOffsets(null);
     if (list.length === 0) return;
     this.#checkWakeup();
-    await this.#wakeable(g.commit(list, true, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
+    await this.#wakeable(
+      g.commit(list, true, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
+    );
   }
 
   /** One commit attempt without retries; the callback (if any) gets the outcome. */
-  commitAsync(offsets?: readonly TopicPartitionOffset[] | CommitCallback, callback?: CommitCallback): Promise<void> {
+  commitAsync(
+    offsets?: readonly TopicPartitionOffset[] | CommitCallback,
+    callback?: CommitCallback,
+  ): Promise<void> {
     this.#ensureNotClosed();
     const g = this.#requireGroup();
     const cb = typeof offsets === 'function' ? offsets : callback;
-    const list = typeof offsets === 'function' || offsets === undefined ? this.#consumedOffsets(null) : [...offsets];
+    const list =
+      typeof offsets === 'function' || offsets === undefined ? this.#consumedOffsets(null) : [...offsets];
     if (list.length === 0) {
       cb?.(null, list);
       return Promise.resolve();
@@ -224,13 +241,26 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   }
 
   /** The group's committed offsets, in the order asked (null where nothing is committed). */
-  async committed(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<(TopicPartitionOffset | null)[]> {
+  async committed(
+    partitions: readonly TopicPartition[],
+    opts: { timeoutMs?: number } = {},
+  ): Promise<(TopicPartitionOffset | null)[]> {
     this.#ensureNotClosed();
     const g = this.#requireGroup();
-    const found = await this.#wakeable(g.fetch(partitions, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
+    const found = await this.#wakeable(
+      g.fetch(partitions, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
+    );
     return partitions.map((tp) => {
       const c = found.get(`${tp.topic}\u0000${tp.partition}`);
-      return c ? { topic: tp.topic, partition: tp.partition, offset: c.offset, metadata: c.metadata, leaderEpoch: c.leaderEpoch } : null;
+      return c
+        ? {
+            topic: tp.topic,
+            partition: tp.partition,
+            offset: c.offset,
+            metadata: c.metadata,
+            leaderEpoch: c.leaderEpoch,
+          }
+        : null;
     });
   }
 
@@ -244,7 +274,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       this.#positions.update();
       this.#positions.takeError();
       const left = deadline - Date.now();
-      if (left <= 0) throw new RequestTimeoutError(`no position for ${tp.topic}-${tp.partition} within the timeout`);
+      if (left <= 0)
+        throw new RequestTimeoutError(`no position for ${tp.topic}-${tp.partition} within the timeout`);
       await this.#wait(Math.min(left, 100));
     }
     return s.position!;
@@ -259,21 +290,27 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   }
 
   seekToBeginning(partitions?: readonly TopicPartition[]): void {
-    for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned()) s.requestReset('earliest');
+    for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned())
+      s.requestReset('earliest');
     this.#fetcher.purgeStale();
     this.#signal();
   }
 
   seekToEnd(partitions?: readonly TopicPartition[]): void {
-    for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned()) s.requestReset('latest');
+    for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned())
+      s.requestReset('latest');
     this.#fetcher.purgeStale();
     this.#signal();
   }
 
   /** For each partition, the earliest offset whose timestamp is ≥ the given time (null if none). */
-  async offsetsForTimes(query: readonly (TopicPartition & { timestamp: number })[], opts: { timeoutMs?: number } = {}): Promise<(OffsetAndTimestamp | null)[]> {
+  async offsetsForTimes(
+    query: readonly (TopicPartition & { timestamp: number })[],
+    opts: { timeoutMs?: number } = {},
+  ): Promise<(OffsetAndTimestamp | null)[]> {
     this.#ensureOpen();
-    if (query.some((q) => q.timestamp < 0)) throw new ConfigError('offsetsForTimes timestamps must not be negative');
+    if (query.some((q) => q.timestamp < 0))
+      throw new ConfigError('offsetsForTimes timestamps must not be negative');
     // One ListOffsets names each partition once: ask repeated partitions in further rounds.
     const rounds: (TopicPartition & { timestamp: number; index: number })[][] = [];
     const seen = new Map<string, number>();
@@ -281,19 +318,33 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       const k = `${q.topic}\u0000${q.partition}`;
       const round = seen.get(k) ?? 0;
       seen.set(k, round + 1);
-      (rounds[round] ??= []).push({ ...q, index });
+      let list = rounds[round];
+      if (list === undefined) {
+        list = [];
+        rounds[round] = list;
+      }
+      list.push({ ...q, index });
     });
     const out: (OffsetAndTimestamp | null)[] = query.map(() => null);
     for (const round of rounds) {
       const res = await this.#wakeable(
-        listOffsets(this.#pool, this.#metadata, round.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: BigInt(q.timestamp) })), this.options.isolationLevel, opts.timeoutMs ?? this.options.defaultApiTimeoutMs),
+        listOffsets(
+          this.#pool,
+          this.#metadata,
+          round.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: BigInt(q.timestamp) })),
+          this.options.isolationLevel,
+          opts.timeoutMs ?? this.options.defaultApiTimeoutMs,
+        ),
       );
       for (const q of round) out[q.index] = res.get(`${q.topic}\u0000${q.partition}`) ?? null;
     }
     return out;
   }
 
-  beginningOffsets(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<bigint[]> {
+  beginningOffsets(
+    partitions: readonly TopicPartition[],
+    opts: { timeoutMs?: number } = {},
+  ): Promise<bigint[]> {
     return this.#edgeOffsets(partitions, EARLIEST_TIMESTAMP, opts.timeoutMs);
   }
 
@@ -302,18 +353,33 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     return this.#edgeOffsets(partitions, LATEST_TIMESTAMP, opts.timeoutMs);
   }
 
-  async #edgeOffsets(partitions: readonly TopicPartition[], ts: bigint, timeoutMs?: number): Promise<bigint[]> {
+  async #edgeOffsets(
+    partitions: readonly TopicPartition[],
+    ts: bigint,
+    timeoutMs?: number,
+  ): Promise<bigint[]> {
     this.#ensureOpen();
     const res = await this.#wakeable(
-      listOffsets(this.#pool, this.#metadata, partitions.map((p) => ({ ...p, timestamp: ts })), this.options.isolationLevel, timeoutMs ?? this.options.defaultApiTimeoutMs),
+      listOffsets(
+        this.#pool,
+        this.#metadata,
+        partitions.map((p) => ({ ...p, timestamp: ts })),
+        this.options.isolationLevel,
+        timeoutMs ?? this.options.defaultApiTimeoutMs,
+      ),
     );
     return partitions.map((p) => res.get(`${p.topic}\u0000${p.partition}`)?.offset ?? -1n);
   }
 
   /** The topic's partitions and their leaders (waits for metadata; auto-creates if allowed). */
-  async partitionsFor(topic: string, opts: { timeoutMs?: number } = {}): Promise<{ topic: string; partition: number; leader: number }[]> {
+  async partitionsFor(
+    topic: string,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<{ topic: string; partition: number; leader: number }[]> {
     this.#ensureOpen();
-    const t = await this.#wakeable(this.#metadata.waitForTopic(topic, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)));
+    const t = await this.#wakeable(
+      this.#metadata.waitForTopic(topic, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
+    );
     if (t === null) throw new RequestTimeoutError(`no metadata for topic ${topic} within the timeout`);
     return t.partitions.map((p) => ({ topic, partition: p.partition, leader: p.leader }));
   }
@@ -331,7 +397,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   }
 
   paused(): TopicPartition[] {
-    return this.#subs.assigned().filter((s) => s.paused).map((s) => s.tp());
+    return this.#subs
+      .assigned()
+      .filter((s) => s.paused)
+      .map((s) => s.tp());
   }
 
   /** For Producer.sendOffsetsToTransaction: the group and this member's generation. */
@@ -391,14 +460,19 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   async #giveUpPartitions(m: GroupMembership): Promise<void> {
     const owned = this.#subs.assignedPartitions();
     const valid = m.generation.generationId >= 0;
-    if (valid) await this.#autoCommitSync(null).catch((err: Error) => this.options.logger('warn', 'auto commit before leaving failed', { error: err.message }));
+    if (valid)
+      await this.#autoCommitSync(null).catch((err: Error) =>
+        this.options.logger('warn', 'auto commit before leaving failed', { error: err.message }),
+      );
     const l = this.#listener;
     if (owned.length > 0 && l !== null) {
       const fn = valid ? l.onPartitionsRevoked : (l.onPartitionsLost ?? l.onPartitionsRevoked);
       try {
         await fn?.call(l, owned);
       } catch (err) {
-        this.options.logger('error', 'rebalance listener threw while leaving', { error: (err as Error).message });
+        this.options.logger('error', 'rebalance listener threw while leaving', {
+          error: (err as Error).message,
+        });
       }
     }
     this.#subs.setAssignment([]);
@@ -436,11 +510,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** Pattern subscriptions follow the topic list; the leader watches partition counts. */
   async #checkMetadata(m: GroupMembership): Promise<void> {
-    if (this.#subs.mode === 'pattern' && this.#metadata.lastRefresh === 0) await this.#metadata.refresh().catch(() => {});
+    if (this.#subs.mode === 'pattern' && this.#metadata.lastRefresh === 0)
+      await this.#metadata.refresh().catch(() => {});
     if (this.#metadata.lastRefresh === this.#seenMetadata) return;
     this.#seenMetadata = this.#metadata.lastRefresh;
     if (this.#subs.mode === 'pattern') {
-      const names = this.#metadata.topics().filter((t) => !t.isInternal).map((t) => t.name);
+      const names = this.#metadata
+        .topics()
+        .filter((t) => !t.isInternal)
+        .map((t) => t.name);
       if (this.#subs.updatePatternTopics(names)) {
         if (this.#subs.topics.size > 0) this.#metadata.track(...this.#subs.topics);
         m.requestRejoin('topics matching the subscription changed');
@@ -454,7 +532,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const out: TopicPartitionOffset[] = [];
     for (const s of this.#subs.assigned()) {
       if (!s.hasValidPosition || (keys !== null && !keys.has(s.key))) continue;
-      out.push({ topic: s.topic, partition: s.partition, offset: s.position!, leaderEpoch: s.positionLeaderEpoch, metadata: '' });
+      out.push({
+        topic: s.topic,
+        partition: s.partition,
+        offset: s.position!,
+        leaderEpoch: s.positionLeaderEpoch,
+        metadata: '',
+      });
     }
     return out;
   }

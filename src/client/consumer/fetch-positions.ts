@@ -24,7 +24,14 @@ export class FetchPositions {
   #error: Error | null = null;
   #retryAt = 0;
 
-  constructor(pool: BrokerPool, metadata: Metadata, subs: SubscriptionState, opts: ResolvedConsumerOptions, offsets: GroupOffsets | null, done: () => void) {
+  constructor(
+    pool: BrokerPool,
+    metadata: Metadata,
+    subs: SubscriptionState,
+    opts: ResolvedConsumerOptions,
+    offsets: GroupOffsets | null,
+    done: () => void,
+  ) {
     this.#pool = pool;
     this.#metadata = metadata;
     this.#subs = subs;
@@ -51,7 +58,8 @@ export class FetchPositions {
     if (this.#task !== null || Date.now() < this.#retryAt) return;
     const states = this.#subs.assigned();
     const none = states.filter((s) => s.reset === 'none');
-    if (none.length > 0 && this.#error === null) this.#error = new NoOffsetForPartitionError(none.map((s) => s.tp()));
+    if (none.length > 0 && this.#error === null)
+      this.#error = new NoOffsetForPartitionError(none.map((s) => s.tp()));
     const committed = states.filter((s) => s.needsCommitted);
     const resets = states.filter((s) => s.reset === 'earliest' || s.reset === 'latest');
     if (committed.length === 0 && resets.length === 0) return;
@@ -93,7 +101,11 @@ export class FetchPositions {
     const res = await listOffsets(
       this.#pool,
       this.#metadata,
-      todo.map((s) => ({ topic: s.topic, partition: s.partition, timestamp: s.reset === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP })),
+      todo.map((s) => ({
+        topic: s.topic,
+        partition: s.partition,
+        timestamp: s.reset === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP,
+      })),
       this.#opts.isolationLevel,
       Math.max(0, deadline - Date.now()),
     );

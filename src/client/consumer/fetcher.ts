@@ -9,7 +9,11 @@
 // and from its fetch offset (ahead of the application's position), so buffered data is never
 // fetched twice.
 import { ErrorCode } from '../../protocol/errors.js';
-import { type FetchRequestFetchTopic, type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
+import {
+  type FetchRequestFetchTopic,
+  type FetchResponse,
+  fetchApi,
+} from '../../protocol/messages/generated/fetch.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import type { BrokerPool } from '../broker-pool.js';
 import { KafkaResponseError, RecordTooLargeError } from '../errors.js';
@@ -58,7 +62,13 @@ export class Fetcher {
   /** Counts Fetch requests sent (tests and metrics). */
   requests = 0;
 
-  constructor(pool: BrokerPool, metadata: Metadata, subs: SubscriptionState, opts: ResolvedConsumerOptions, notify: () => void) {
+  constructor(
+    pool: BrokerPool,
+    metadata: Metadata,
+    subs: SubscriptionState,
+    opts: ResolvedConsumerOptions,
+    notify: () => void,
+  ) {
     this.#pool = pool;
     this.#metadata = metadata;
     this.#subs = subs;
@@ -85,7 +95,13 @@ export class Fetcher {
     const byNode = new Map<number, PartitionState[]>();
     let nextBackoff = Number.POSITIVE_INFINITY;
     for (const s of this.#subs.assigned()) {
-      if (s.paused || s.inFlight || !s.hasValidPosition || s.bufferedBytes >= this.#opts.maxPartitionFetchBytes) continue;
+      if (
+        s.paused ||
+        s.inFlight ||
+        !s.hasValidPosition ||
+        s.bufferedBytes >= this.#opts.maxPartitionFetchBytes
+      )
+        continue;
       if (s.backoffUntil > now) {
         nextBackoff = Math.min(nextBackoff, s.backoffUntil);
         continue;
@@ -99,13 +115,20 @@ export class Fetcher {
       }
       if (this.#inFlight.has(leader)) continue;
       let list = byNode.get(leader);
-      if (list === undefined) byNode.set(leader, (list = []));
+      if (list === undefined) {
+        list = [];
+        byNode.set(leader, list);
+      }
       list.push(s);
     }
     for (const [node, parts] of byNode) {
       const available = this.#opts.maxBufferedBytes - this.#buffered - this.#reserved;
       // Skip tiny requests while the buffer is nearly full: wait for the application to drain it.
-      if (available < Math.min(this.#opts.maxPartitionFetchBytes, this.#opts.maxBufferedBytes / 4) && this.#buffered + this.#reserved > 0) break;
+      if (
+        available < Math.min(this.#opts.maxPartitionFetchBytes, this.#opts.maxBufferedBytes / 4) &&
+        this.#buffered + this.#reserved > 0
+      )
+        break;
       this.#send(node, parts, Math.max(1, Math.min(this.#opts.fetchMaxBytes, available)));
     }
     if (nextBackoff !== Number.POSITIVE_INFINITY) this.#arm(nextBackoff - now);
@@ -113,10 +136,13 @@ export class Fetcher {
 
   #arm(delay: number): void {
     if (this.#timer !== null) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.maybeFetch();
-    }, Math.max(1, delay));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        this.maybeFetch();
+      },
+      Math.max(1, delay),
+    );
     this.#timer.unref();
   }
 
@@ -135,7 +161,8 @@ export class Fetcher {
       if (t === undefined) {
         const topicId = this.#metadata.topic(s.topic)?.topicId ?? ZERO_UUID;
         if (topicId === ZERO_UUID) haveIds = false;
-        topics.set(s.topic, (t = { topic: s.topic, topicId, partitions: [] }));
+        t = { topic: s.topic, topicId, partitions: [] };
+        topics.set(s.topic, t);
       }
       t.partitions.push({
         partition: s.partition,
@@ -172,7 +199,11 @@ export class Fetcher {
           rackId: o.clientRack,
         },
         // Topic ids exist from Fetch v13; without ids (old metadata) stay at v12.
-        { minVersion: 4, maxVersion: haveIds ? undefined : 12, timeoutMs: o.requestTimeoutMs + o.fetchMaxWaitMs },
+        {
+          minVersion: 4,
+          maxVersion: haveIds ? undefined : 12,
+          timeoutMs: o.requestTimeoutMs + o.fetchMaxWaitMs,
+        },
       )
       .then(
         (res) => this.#onResponse(res, sent, idToName),
@@ -210,7 +241,8 @@ export class Fetcher {
       for (const p of t.partitions) {
         const x = sent.get(tpKey(topic, p.partitionIndex));
         // Dropped if the partition was revoked, seeked or reset while the request was out.
-        if (x === undefined || x.epoch !== x.state.epoch || this.#subs.getByKey(x.state.key) !== x.state) continue;
+        if (x === undefined || x.epoch !== x.state.epoch || this.#subs.getByKey(x.state.key) !== x.state)
+          continue;
         const s = x.state;
         if (p.errorCode === 0) {
           if (p.highWatermark >= 0n) s.highWatermark = p.highWatermark;
@@ -221,11 +253,24 @@ export class Fetcher {
           const scan = scanBatches(records);
           if (scan.nextOffset === null) {
             // Only a partial batch: the first batch is bigger than we asked for (pre-KIP-74 broker).
-            this.#errors.push(new RecordTooLargeError(`${topic}-${p.partitionIndex} at offset ${x.offset} holds a batch larger than ${this.#opts.maxPartitionFetchBytes} bytes`));
+            this.#errors.push(
+              new RecordTooLargeError(
+                `${topic}-${p.partitionIndex} at offset ${x.offset} holds a batch larger than ${this.#opts.maxPartitionFetchBytes} bytes`,
+              ),
+            );
             s.backoffUntil = Number.POSITIVE_INFINITY;
             continue;
           }
-          const cf = new CompletedFetch(s, x.epoch, x.offset, records, scan.end, p.abortedTransactions, readCommitted, this.#opts.checkCrcs);
+          const cf = new CompletedFetch(
+            s,
+            x.epoch,
+            x.offset,
+            records,
+            scan.end,
+            p.abortedTransactions,
+            readCommitted,
+            this.#opts.checkCrcs,
+          );
           this.#queue.push(cf);
           this.#buffered += scan.end;
           s.bufferedBytes += scan.end;
@@ -251,7 +296,12 @@ export class Fetcher {
       s.backoffUntil = Number.POSITIVE_INFINITY;
       return;
     }
-    this.#opts.logger('info', 'fetch position out of range, resetting', { topic: s.topic, partition: s.partition, offset: String(offset), reset: this.#opts.autoOffsetReset });
+    this.#opts.logger('info', 'fetch position out of range, resetting', {
+      topic: s.topic,
+      partition: s.partition,
+      offset: String(offset),
+      reset: this.#opts.autoOffsetReset,
+    });
     s.requestReset(this.#opts.autoOffsetReset);
   }
 
@@ -259,7 +309,11 @@ export class Fetcher {
    * Moves up to `max` records from the buffer into the result and advances positions.
    * Throws a pending partition error if nothing was collected; otherwise keeps it for next time.
    */
-  async collect<K, V>(max: number, kd: Deserializer<K> | null, vd: Deserializer<V> | null): Promise<ConsumerRecord<K, V>[]> {
+  async collect<K, V>(
+    max: number,
+    kd: Deserializer<K> | null,
+    vd: Deserializer<V> | null,
+  ): Promise<ConsumerRecord<K, V>[]> {
     const out: ConsumerRecord<K, V>[] = [];
     const blocked = new Set<string>();
     for (let i = 0; i < this.#queue.length && out.length < max; ) {

@@ -18,7 +18,12 @@ import { DecodeError } from '../../protocol/primitives/errors.js';
 import { backoffMs } from '../config.js';
 import { ClientClosedError, KafkaClientError, KafkaResponseError } from '../errors.js';
 import type { GroupMemberInfo, MemberAssignment, RebalanceProtocol } from './assignors/assignor.js';
-import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './assignors/consumer-protocol.js';
+import {
+  decodeAssignment,
+  decodeSubscription,
+  encodeAssignment,
+  encodeSubscription,
+} from './assignors/consumer-protocol.js';
 import type { ResolvedConsumerOptions } from './consumer-config.js';
 import { RebalanceListenerError } from './consumer-errors.js';
 import type { Generation, GroupRpc } from './group-rpc.js';
@@ -41,7 +46,14 @@ export interface MembershipHost {
 }
 
 type JoinOutcome =
-  | { kind: 'joined'; generation: Generation; protocol: string; assignment: MemberAssignment; leader: boolean; topicCounts: Map<string, number> | null }
+  | {
+      kind: 'joined';
+      generation: Generation;
+      protocol: string;
+      assignment: MemberAssignment;
+      leader: boolean;
+      topicCounts: Map<string, number> | null;
+    }
   | { kind: 'lost' }
   | { kind: 'failed'; error: Error };
 
@@ -96,7 +108,8 @@ export class GroupMembership {
   }
 
   requestRejoin(reason: string): void {
-    if (!this.#needsRejoin) this.#opts.logger('info', 'requesting a rebalance', { group: this.groupId, reason });
+    if (!this.#needsRejoin)
+      this.#opts.logger('info', 'requesting a rebalance', { group: this.groupId, reason });
     this.#needsRejoin = true;
     this.#rejoinReason = reason;
     this.#host.signal();
@@ -127,7 +140,12 @@ export class GroupMembership {
       listenerError = await this.#complete(outcome);
     }
     if (this.#fatal) throw this.#fatal;
-    if (this.#needsRejoin && this.#joinTask === null && !this.#closed && this.#host.subscribedTopics().length > 0) {
+    if (
+      this.#needsRejoin &&
+      this.#joinTask === null &&
+      !this.#closed &&
+      this.#host.subscribedTopics().length > 0
+    ) {
       listenerError = (await this.#prepare()) ?? listenerError;
       this.#needsRejoin = false;
       this.state = 'JOINING';
@@ -222,7 +240,10 @@ export class GroupMembership {
     return err;
   }
 
-  async #invoke(cb: 'onPartitionsRevoked' | 'onPartitionsAssigned' | 'onPartitionsLost', tps: TopicPartition[]): Promise<Error | null> {
+  async #invoke(
+    cb: 'onPartitionsRevoked' | 'onPartitionsAssigned' | 'onPartitionsLost',
+    tps: TopicPartition[],
+  ): Promise<Error | null> {
     const l = this.#host.listener();
     if (l === null) return null;
     // Kafka's default for "lost" is "revoked".
@@ -268,7 +289,11 @@ export class GroupMembership {
         }
         if (res.errorCode !== 0) {
           this.#rpc.noteCode(res.errorCode);
-          if (!RETRY_JOIN.has(res.errorCode)) return { kind: 'failed', error: new KafkaResponseError(res.errorCode, `JoinGroup ${this.groupId}`) };
+          if (!RETRY_JOIN.has(res.errorCode))
+            return {
+              kind: 'failed',
+              error: new KafkaResponseError(res.errorCode, `JoinGroup ${this.groupId}`),
+            };
         } else {
           const gen = { generationId: res.generationId, memberId: res.memberId };
           const protocol = res.protocolName ?? '';
@@ -282,22 +307,46 @@ export class GroupMembership {
           }
           const sync = await this.#rpc.syncGroup(gen, protocol, assignments);
           if (sync.errorCode === 0) {
-            return { kind: 'joined', generation: gen, protocol, assignment: decodeAssignment(sync.assignment), leader, topicCounts: counts };
+            return {
+              kind: 'joined',
+              generation: gen,
+              protocol,
+              assignment: decodeAssignment(sync.assignment),
+              leader,
+              topicCounts: counts,
+            };
           }
-          if (sync.errorCode === ErrorCode.UNKNOWN_MEMBER_ID || sync.errorCode === ErrorCode.ILLEGAL_GENERATION) {
+          if (
+            sync.errorCode === ErrorCode.UNKNOWN_MEMBER_ID ||
+            sync.errorCode === ErrorCode.ILLEGAL_GENERATION
+          ) {
             this.generation = gen;
-            if (this.#resetGeneration(sync.errorCode === ErrorCode.UNKNOWN_MEMBER_ID)) return { kind: 'lost' };
+            if (this.#resetGeneration(sync.errorCode === ErrorCode.UNKNOWN_MEMBER_ID))
+              return { kind: 'lost' };
             continue;
           }
           this.generation = { generationId: -1, memberId: gen.memberId };
           this.#rpc.noteCode(sync.errorCode);
-          if (!RETRY_JOIN.has(sync.errorCode)) return { kind: 'failed', error: new KafkaResponseError(sync.errorCode, `SyncGroup ${this.groupId}`) };
+          if (!RETRY_JOIN.has(sync.errorCode))
+            return {
+              kind: 'failed',
+              error: new KafkaResponseError(sync.errorCode, `SyncGroup ${this.groupId}`),
+            };
           // REBALANCE_IN_PROGRESS: someone joined meanwhile; rejoin right away.
           if (sync.errorCode === ErrorCode.REBALANCE_IN_PROGRESS) retry = false;
         }
       } catch (err) {
-        if (err instanceof DecodeError) return { kind: 'failed', error: new KafkaResponseError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `assignment for ${this.groupId} is malformed`, err.message) };
-        if (!(err instanceof KafkaClientError) || !err.retriable) return { kind: 'failed', error: err as Error };
+        if (err instanceof DecodeError)
+          return {
+            kind: 'failed',
+            error: new KafkaResponseError(
+              ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+              `assignment for ${this.groupId} is malformed`,
+              err.message,
+            ),
+          };
+        if (!(err instanceof KafkaClientError) || !err.retriable)
+          return { kind: 'failed', error: err as Error };
         this.#rpc.noteError(err);
       }
       if (retry) await sleep(backoffMs(this.#opts.retryBackoffMs, this.#opts.retryBackoffMaxMs, attempt));
@@ -305,16 +354,34 @@ export class GroupMembership {
   }
 
   /** Leader: decode subscriptions, fetch metadata, run the group's assignor, encode the result. */
-  async #assign(protocol: string, members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[]) {
+  async #assign(
+    protocol: string,
+    members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[],
+  ) {
     const assignor = this.#opts.assignors.find((a) => a.name === protocol);
-    if (assignor === undefined) throw new KafkaResponseError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `group chose assignor "${protocol}", which this consumer does not have`);
+    if (assignor === undefined)
+      throw new KafkaResponseError(
+        ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+        `group chose assignor "${protocol}", which this consumer does not have`,
+      );
     const infos: GroupMemberInfo[] = members.map((m) => {
       try {
-        return { memberId: m.memberId, groupInstanceId: m.groupInstanceId, subscription: decodeSubscription(m.metadata) };
+        return {
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          subscription: decodeSubscription(m.metadata),
+        };
       } catch (err) {
         // A member whose metadata we cannot read gets nothing rather than breaking the group.
-        this.#opts.logger('warn', 'unreadable member subscription', { member: m.memberId, error: (err as Error).message });
-        return { memberId: m.memberId, groupInstanceId: m.groupInstanceId, subscription: { topics: [], userData: null, ownedPartitions: [], generationId: -1, rackId: null } };
+        this.#opts.logger('warn', 'unreadable member subscription', {
+          member: m.memberId,
+          error: (err as Error).message,
+        });
+        return {
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          subscription: { topics: [], userData: null, ownedPartitions: [], generationId: -1, rackId: null },
+        };
       }
     });
     const topics = [...new Set(infos.flatMap((i) => i.subscription.topics))];
@@ -339,10 +406,17 @@ export class GroupMembership {
 
   /** A commit or heartbeat learned that this member was fenced out of the group. */
   fenced(code: number): void {
-    this.#opts.logger('warn', 'member fenced out of the group', { group: this.groupId, error: code, generation: this.generation.generationId });
+    this.#opts.logger('warn', 'member fenced out of the group', {
+      group: this.groupId,
+      error: code,
+      generation: this.generation.generationId,
+    });
     this.#stopHeartbeat();
     if (code === ErrorCode.FENCED_INSTANCE_ID) {
-      this.#fatal = new KafkaResponseError(code, `group ${this.groupId}: another consumer uses group.instance.id ${this.#opts.groupInstanceId}`);
+      this.#fatal = new KafkaResponseError(
+        code,
+        `group ${this.groupId}: another consumer uses group.instance.id ${this.#opts.groupInstanceId}`,
+      );
     } else {
       this.#resetGeneration(code === ErrorCode.UNKNOWN_MEMBER_ID);
       this.#rejoinReason = `fenced (${code === ErrorCode.UNKNOWN_MEMBER_ID ? 'unknown member id' : 'illegal generation'})`;
@@ -385,7 +459,11 @@ export class GroupMembership {
         this.#lastHeartbeatOk = Date.now();
         // Keep heartbeating until poll() sends JoinGroup, so the session does not expire meanwhile.
         if (code === ErrorCode.REBALANCE_IN_PROGRESS) this.requestRejoin('group is rebalancing');
-      } else if (code === ErrorCode.ILLEGAL_GENERATION || code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.FENCED_INSTANCE_ID) {
+      } else if (
+        code === ErrorCode.ILLEGAL_GENERATION ||
+        code === ErrorCode.UNKNOWN_MEMBER_ID ||
+        code === ErrorCode.FENCED_INSTANCE_ID
+      ) {
         this.fenced(code);
         return;
       } else {
@@ -427,7 +505,10 @@ export class GroupMembership {
       try {
         await this.#rpc.leaveGroup(memberId, reason);
       } catch (err) {
-        this.#opts.logger('debug', 'LeaveGroup failed', { group: this.groupId, error: (err as Error).message });
+        this.#opts.logger('debug', 'LeaveGroup failed', {
+          group: this.groupId,
+          error: (err as Error).message,
+        });
       }
     }
     this.generation = { generationId: -1, memberId: '' };

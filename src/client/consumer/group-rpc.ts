@@ -58,7 +58,11 @@ export class GroupRpc {
     if (COORDINATOR_MOVED.has(code)) this.invalidate();
   }
 
-  async joinGroup(memberId: string, protocols: { name: string; metadata: Buffer }[], reason: string): Promise<JoinGroupResponse> {
+  async joinGroup(
+    memberId: string,
+    protocols: { name: string; metadata: Buffer }[],
+    reason: string,
+  ): Promise<JoinGroupResponse> {
     const o = this.#opts;
     const link = await this.coordinator();
     return link.request(
@@ -74,11 +78,18 @@ export class GroupRpc {
         reason,
       },
       // The coordinator holds JoinGroup until every member rejoined (up to the rebalance timeout).
-      { minVersion: o.groupInstanceId !== null ? 5 : 0, timeoutMs: Math.max(o.requestTimeoutMs, o.maxPollIntervalMs + 5000) },
+      {
+        minVersion: o.groupInstanceId !== null ? 5 : 0,
+        timeoutMs: Math.max(o.requestTimeoutMs, o.maxPollIntervalMs + 5000),
+      },
     );
   }
 
-  async syncGroup(gen: Generation, protocolName: string, assignments: { memberId: string; assignment: Buffer }[]): Promise<SyncGroupResponse> {
+  async syncGroup(
+    gen: Generation,
+    protocolName: string,
+    assignments: { memberId: string; assignment: Buffer }[],
+  ): Promise<SyncGroupResponse> {
     const link = await this.coordinator();
     return link.request(
       syncGroupApi,
@@ -110,7 +121,11 @@ export class GroupRpc {
     const link = await this.coordinator();
     const res = await link.request(
       leaveGroupApi,
-      { groupId: this.groupId, memberId, members: [{ memberId, groupInstanceId: this.#opts.groupInstanceId, reason }] },
+      {
+        groupId: this.groupId,
+        memberId,
+        members: [{ memberId, groupInstanceId: this.#opts.groupInstanceId, reason }],
+      },
       { timeoutMs: Math.min(this.#opts.requestTimeoutMs, 5000) },
     );
     if (res.errorCode !== 0) return res.errorCode;
@@ -118,12 +133,18 @@ export class GroupRpc {
   }
 
   /** Returns the error code per partition key (0 = committed). */
-  async commitOffsets(gen: Generation, offsets: readonly TopicPartitionOffset[]): Promise<Map<string, number>> {
+  async commitOffsets(
+    gen: Generation,
+    offsets: readonly TopicPartitionOffset[],
+  ): Promise<Map<string, number>> {
     const link = await this.coordinator();
     const byTopic = new Map<string, TopicPartitionOffset[]>();
     for (const o of offsets) {
       let list = byTopic.get(o.topic);
-      if (list === undefined) byTopic.set(o.topic, (list = []));
+      if (list === undefined) {
+        list = [];
+        byTopic.set(o.topic, list);
+      }
       list.push(o);
     }
     const now = BigInt(Date.now());
@@ -145,8 +166,11 @@ export class GroupRpc {
       })),
     });
     const out = new Map<string, number>();
-    for (const t of res.topics) for (const p of t.partitions) out.set(tpKey(t.name, p.partitionIndex), p.errorCode);
-    for (const o of offsets) if (!out.has(tpKey(o.topic, o.partition))) out.set(tpKey(o.topic, o.partition), ErrorCode.UNKNOWN_SERVER_ERROR);
+    for (const t of res.topics)
+      for (const p of t.partitions) out.set(tpKey(t.name, p.partitionIndex), p.errorCode);
+    for (const o of offsets)
+      if (!out.has(tpKey(o.topic, o.partition)))
+        out.set(tpKey(o.topic, o.partition), ErrorCode.UNKNOWN_SERVER_ERROR);
     return out;
   }
 
@@ -174,8 +198,14 @@ export class GroupRpc {
     const out = new Map<string, CommittedOffset | null>();
     for (const t of group ? group.topics : res.topics) {
       for (const p of t.partitions) {
-        if (p.errorCode !== 0) throw new KafkaResponseError(p.errorCode, `OffsetFetch ${t.name}-${p.partitionIndex}`);
-        out.set(tpKey(t.name, p.partitionIndex), p.committedOffset < 0n ? null : { offset: p.committedOffset, metadata: p.metadata, leaderEpoch: p.committedLeaderEpoch });
+        if (p.errorCode !== 0)
+          throw new KafkaResponseError(p.errorCode, `OffsetFetch ${t.name}-${p.partitionIndex}`);
+        out.set(
+          tpKey(t.name, p.partitionIndex),
+          p.committedOffset < 0n
+            ? null
+            : { offset: p.committedOffset, metadata: p.metadata, leaderEpoch: p.committedLeaderEpoch },
+        );
       }
     }
     return out;

@@ -1,27 +1,34 @@
 // Public surface of the consumer.
-export { Consumer, type CommitCallback, type ConsumerGroupMetadata } from './consumer.js';
-export {
-  consumerOptionsFromProperties,
-  type AutoOffsetReset,
-  type ConsumerLogger,
-  type ConsumerOptions,
-  type Deserializer,
-  type IsolationLevel,
-} from './consumer-config.js';
-export { CommitFailedError, NoOffsetForPartitionError, OffsetOutOfRangeError, RebalanceListenerError, WakeupError } from './consumer-errors.js';
+
 export {
   BUILTIN_ASSIGNORS,
-  cooperativeStickyAssignor,
-  rangeAssignor,
-  roundRobinAssignor,
-  stickyAssignor,
   type ClusterView,
+  cooperativeStickyAssignor,
   type GroupMemberInfo,
   type MemberAssignment,
   type MemberSubscription,
   type PartitionAssignor,
   type RebalanceProtocol,
+  rangeAssignor,
+  roundRobinAssignor,
+  stickyAssignor,
 } from './assignors/index.js';
+export { type CommitCallback, Consumer, type ConsumerGroupMetadata } from './consumer.js';
+export {
+  type AutoOffsetReset,
+  type ConsumerLogger,
+  type ConsumerOptions,
+  consumerOptionsFromProperties,
+  type Deserializer,
+  type IsolationLevel,
+} from './consumer-config.js';
+export {
+  CommitFailedError,
+  NoOffsetForPartitionError,
+  OffsetOutOfRangeError,
+  RebalanceListenerError,
+  WakeupError,
+} from './consumer-errors.js';
 export type {
   ConsumerRecord,
   OffsetAndMetadata,

@@ -48,7 +48,10 @@ export async function listOffsets(
         continue;
       }
       let list = byLeader.get(leader);
-      if (list === undefined) byLeader.set(leader, (list = []));
+      if (list === undefined) {
+        list = [];
+        byLeader.set(leader, list);
+      }
       list.push(q);
     }
     let lastError: Error | null = null;
@@ -65,7 +68,12 @@ export async function listOffsets(
               lastError = err;
               retry.push(q);
             } else {
-              out.set(tpKey(q.topic, q.partition), r.offset < 0n ? null : { offset: r.offset, timestamp: Number(r.timestamp), leaderEpoch: r.leaderEpoch });
+              out.set(
+                tpKey(q.topic, q.partition),
+                r.offset < 0n
+                  ? null
+                  : { offset: r.offset, timestamp: Number(r.timestamp), leaderEpoch: r.leaderEpoch },
+              );
             }
           }
         } catch (err) {
@@ -97,14 +105,39 @@ interface PartitionAnswer {
   leaderEpoch: number;
 }
 
-async function askLeader(pool: BrokerPool, leader: number, list: OffsetQuery[], isolationLevel: number): Promise<Map<string, PartitionAnswer>> {
+async function askLeader(
+  pool: BrokerPool,
+  leader: number,
+  list: OffsetQuery[],
+  isolationLevel: number,
+): Promise<Map<string, PartitionAnswer>> {
   const link = pool.link(leader);
-  if (link === undefined) throw new KafkaResponseError(ErrorCode.LEADER_NOT_AVAILABLE, `ListOffsets: broker ${leader} unknown`);
-  const topics = new Map<string, { name: string; partitions: { partitionIndex: number; currentLeaderEpoch: number; timestamp: bigint; maxNumOffsets: number }[] }>();
+  if (link === undefined)
+    throw new KafkaResponseError(ErrorCode.LEADER_NOT_AVAILABLE, `ListOffsets: broker ${leader} unknown`);
+  const topics = new Map<
+    string,
+    {
+      name: string;
+      partitions: {
+        partitionIndex: number;
+        currentLeaderEpoch: number;
+        timestamp: bigint;
+        maxNumOffsets: number;
+      }[];
+    }
+  >();
   for (const q of list) {
     let t = topics.get(q.topic);
-    if (t === undefined) topics.set(q.topic, (t = { name: q.topic, partitions: [] }));
-    t.partitions.push({ partitionIndex: q.partition, currentLeaderEpoch: -1, timestamp: q.timestamp, maxNumOffsets: 1 });
+    if (t === undefined) {
+      t = { name: q.topic, partitions: [] };
+      topics.set(q.topic, t);
+    }
+    t.partitions.push({
+      partitionIndex: q.partition,
+      currentLeaderEpoch: -1,
+      timestamp: q.timestamp,
+      maxNumOffsets: 1,
+    });
   }
   const res = await link.request(
     listOffsetsApi,
@@ -115,7 +148,12 @@ async function askLeader(pool: BrokerPool, leader: number, list: OffsetQuery[], 
   const out = new Map<string, PartitionAnswer>();
   for (const t of res.topics) {
     for (const p of t.partitions) {
-      out.set(tpKey(t.name, p.partitionIndex), { errorCode: p.errorCode, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch });
+      out.set(tpKey(t.name, p.partitionIndex), {
+        errorCode: p.errorCode,
+        offset: p.offset,
+        timestamp: p.timestamp,
+        leaderEpoch: p.leaderEpoch,
+      });
     }
   }
   return out;

@@ -12,7 +12,11 @@ import type { GroupMembership } from './group-membership.js';
 import type { CommittedOffset, Generation, GroupRpc } from './group-rpc.js';
 import { type TopicPartition, type TopicPartitionOffset, tpKey } from './types.js';
 
-const FENCING = new Set<number>([ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION, ErrorCode.FENCED_INSTANCE_ID]);
+const FENCING = new Set<number>([
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.FENCED_INSTANCE_ID,
+]);
 
 export class GroupOffsets {
   readonly #rpc: GroupRpc;
@@ -30,7 +34,9 @@ export class GroupOffsets {
     const m = this.#membership();
     if (m === null) return { generationId: -1, memberId: '' };
     if (m.generation.generationId < 0) {
-      throw new CommitFailedError(`cannot commit: this consumer is not an active member of group ${this.#rpc.groupId} (it is rejoining)`);
+      throw new CommitFailedError(
+        `cannot commit: this consumer is not an active member of group ${this.#rpc.groupId} (it is rejoining)`,
+      );
     }
     return m.generation;
   }
@@ -52,7 +58,10 @@ export class GroupOffsets {
             if (m !== null && (m.state !== 'STABLE' || m.generation !== gen)) {
               // We are rejoining (or already rejoined): the coordinator moved past the generation
               // this commit carried, which says nothing about the membership we are building.
-              throw new KafkaResponseError(ErrorCode.REBALANCE_IN_PROGRESS, `OffsetCommit ${o.topic}-${o.partition} during a rebalance`);
+              throw new KafkaResponseError(
+                ErrorCode.REBALANCE_IN_PROGRESS,
+                `OffsetCommit ${o.topic}-${o.partition} during a rebalance`,
+              );
             }
             m?.fenced(code);
             throw new CommitFailedError(
@@ -78,12 +87,16 @@ export class GroupOffsets {
       }
       if (pending.length === 0) return;
       const wait = backoffMs(this.#opts.retryBackoffMs, this.#opts.retryBackoffMaxMs, attempt);
-      if (!retry || Date.now() + wait > deadline) throw retriable ?? new RequestTimeoutError('offset commit timed out');
+      if (!retry || Date.now() + wait > deadline)
+        throw retriable ?? new RequestTimeoutError('offset commit timed out');
       await new Promise((r) => setTimeout(r, wait));
     }
   }
 
-  async fetch(tps: readonly TopicPartition[], deadline: number): Promise<Map<string, CommittedOffset | null>> {
+  async fetch(
+    tps: readonly TopicPartition[],
+    deadline: number,
+  ): Promise<Map<string, CommittedOffset | null>> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#rpc.fetchOffsets(tps);

@@ -7,7 +7,7 @@
 // the epoch they were made for and are dropped when it no longer matches, so a seek can never be
 // undone by a late response.
 import { IllegalStateError } from '../errors.js';
-import { tpKey, type TopicPartition } from './types.js';
+import { type TopicPartition, tpKey } from './types.js';
 
 export type ResetStrategy = 'earliest' | 'latest' | 'none';
 
@@ -147,7 +147,8 @@ export class SubscriptionState {
   /** Throws IllegalStateError if the partition is not assigned to this consumer. */
   require(tp: TopicPartition): PartitionState {
     const s = this.get(tp);
-    if (s === undefined) throw new IllegalStateError(`partition ${tp.topic}-${tp.partition} is not assigned to this consumer`);
+    if (s === undefined)
+      throw new IllegalStateError(`partition ${tp.topic}-${tp.partition} is not assigned to this consumer`);
     return s;
   }
 
@@ -165,7 +166,9 @@ export class SubscriptionState {
 
   #checkMode(want: SubscriptionMode): void {
     if (this.mode !== 'none' && this.mode !== want) {
-      throw new IllegalStateError('subscribe(topics), subscribe(pattern) and assign() are mutually exclusive; unsubscribe() first');
+      throw new IllegalStateError(
+        'subscribe(topics), subscribe(pattern) and assign() are mutually exclusive; unsubscribe() first',
+      );
     }
   }
 }

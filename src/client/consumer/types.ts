@@ -21,7 +21,8 @@ export interface ConsumerRecord<K = Buffer | null, V = Buffer | null> {
   timestampType: TimestampType;
   key: K;
   value: V;
-  headers: RecordHeader[];
+  /** Shared and frozen when the record has none. */
+  headers: readonly RecordHeader[];
   /** Leader epoch of the batch, −1 for legacy (magic 0/1) messages. */
   leaderEpoch: number;
 }

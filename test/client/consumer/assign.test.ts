@@ -34,7 +34,10 @@ test('assign(): every record exactly once, in order per partition, keys/values/o
       seen.add(str(r.key)!);
     }
     assert.equal(seen.size, 3000);
-    assert.deepEqual(await Promise.all([0, 1, 2].map((p) => c.position({ topic: 'assign-3', partition: p }))), [1000n, 1000n, 1000n]);
+    assert.deepEqual(
+      await Promise.all([0, 1, 2].map((p) => c.position({ topic: 'assign-3', partition: p }))),
+      [1000n, 1000n, 1000n],
+    );
     assert.deepEqual(await c.poll(50), []);
   } finally {
     await c.close();
@@ -81,12 +84,19 @@ test('seek, seekToBeginning, seekToEnd and offsetsForTimes', async () => {
       { ...tp, timestamp: before },
       { ...tp, timestamp: Date.now() + 3_600_000 },
     ]);
-    assert.equal(hit?.offset, 1000n, `first record at or after the time: ${JSON.stringify(hit, (_k, v) => (typeof v === "bigint" ? String(v) : v))} before=${before}`);
+    assert.equal(
+      hit?.offset,
+      1000n,
+      `first record at or after the time: ${JSON.stringify(hit, (_k, v) => (typeof v === 'bigint' ? String(v) : v))} before=${before}`,
+    );
     assert.ok(hit!.timestamp >= before);
     assert.equal(miss, null);
     c.seek(tp, hit!.offset);
     const replay = await pollN(c, 3);
-    assert.deepEqual(replay.map((r) => str(r.value)), ['value-100001', 'value-100004', 'value-100007']);
+    assert.deepEqual(
+      replay.map((r) => str(r.value)),
+      ['value-100001', 'value-100004', 'value-100007'],
+    );
     assert.deepEqual(await c.beginningOffsets([tp]), [0n]);
     assert.deepEqual(await c.endOffsets([tp]), [1003n]);
   } finally {

@@ -9,14 +9,30 @@ import type { ConsumerRecord } from '../../../src/client/consumer/index.js';
 import { PartitionState } from '../../../src/client/consumer/subscription-state.js';
 import { KafkaResponseError } from '../../../src/client/errors.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { encodeControlBatch, encodeRecordBatch, encodeRecordBatchSync } from '../../../src/protocol/record-batch/index.js';
+import {
+  encodeControlBatch,
+  encodeRecordBatch,
+  encodeRecordBatchSync,
+} from '../../../src/protocol/record-batch/index.js';
 
-const rec = (v: string) => ({ key: Buffer.from(`k-${v}`), value: Buffer.from(v), timestamp: 1_700_000_000_000 });
+const rec = (v: string) => ({
+  key: Buffer.from(`k-${v}`),
+  value: Buffer.from(v),
+  timestamp: 1_700_000_000_000,
+});
 
-function fetchOf(data: Buffer, fetchOffset: bigint, aborted: { producerId: bigint; firstOffset: bigint }[] | null, readCommitted: boolean) {
+function fetchOf(
+  data: Buffer,
+  fetchOffset: bigint,
+  aborted: { producerId: bigint; firstOffset: bigint }[] | null,
+  readCommitted: boolean,
+) {
   const state = new PartitionState('t', 0);
   const scan = scanBatches(data);
-  return { cf: new CompletedFetch(state, 0, fetchOffset, data, scan.end, aborted, readCommitted, true), scan };
+  return {
+    cf: new CompletedFetch(state, 0, fetchOffset, data, scan.end, aborted, readCommitted, true),
+    scan,
+  };
 }
 
 async function drainAll(cf: CompletedFetch, max = 1000): Promise<ConsumerRecord[]> {
@@ -31,11 +47,42 @@ async function drainAll(cf: CompletedFetch, max = 1000): Promise<ConsumerRecord[
 /** Producer 7: aborted txn (0-2); producer 8 plain (3-4); ABORT marker (5); producer 7 txn (6-7); COMMIT (8). */
 function transactionalLog(): Buffer {
   return Buffer.concat([
-    encodeRecordBatchSync([rec('a0'), rec('a1'), rec('a2')], { baseOffset: 0, producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true }),
-    encodeRecordBatchSync([rec('p3'), rec('p4')], { baseOffset: 3, producerId: 8, producerEpoch: 0, baseSequence: 0 }),
-    encodeControlBatch({ producerId: 7, producerEpoch: 0, type: 'ABORT', coordinatorEpoch: 0, baseOffset: 5, timestamp: 1 }),
-    encodeRecordBatchSync([rec('c6'), rec('c7')], { baseOffset: 6, producerId: 7, producerEpoch: 0, baseSequence: 3, transactional: true }),
-    encodeControlBatch({ producerId: 7, producerEpoch: 0, type: 'COMMIT', coordinatorEpoch: 0, baseOffset: 8, timestamp: 2 }),
+    encodeRecordBatchSync([rec('a0'), rec('a1'), rec('a2')], {
+      baseOffset: 0,
+      producerId: 7,
+      producerEpoch: 0,
+      baseSequence: 0,
+      transactional: true,
+    }),
+    encodeRecordBatchSync([rec('p3'), rec('p4')], {
+      baseOffset: 3,
+      producerId: 8,
+      producerEpoch: 0,
+      baseSequence: 0,
+    }),
+    encodeControlBatch({
+      producerId: 7,
+      producerEpoch: 0,
+      type: 'ABORT',
+      coordinatorEpoch: 0,
+      baseOffset: 5,
+      timestamp: 1,
+    }),
+    encodeRecordBatchSync([rec('c6'), rec('c7')], {
+      baseOffset: 6,
+      producerId: 7,
+      producerEpoch: 0,
+      baseSequence: 3,
+      transactional: true,
+    }),
+    encodeControlBatch({
+      producerId: 7,
+      producerEpoch: 0,
+      type: 'COMMIT',
+      coordinatorEpoch: 0,
+      baseOffset: 8,
+      timestamp: 2,
+    }),
   ]);
 }
 
@@ -43,8 +90,14 @@ test('read_committed drops aborted transactions and every control record', async
   const { cf, scan } = fetchOf(transactionalLog(), 0n, [{ producerId: 7n, firstOffset: 0n }], true);
   assert.equal(scan.nextOffset, 9n);
   const out = await drainAll(cf);
-  assert.deepEqual(out.map((r) => r.value!.toString()), ['p3', 'p4', 'c6', 'c7']);
-  assert.deepEqual(out.map((r) => r.offset), [3n, 4n, 6n, 7n]);
+  assert.deepEqual(
+    out.map((r) => r.value!.toString()),
+    ['p3', 'p4', 'c6', 'c7'],
+  );
+  assert.deepEqual(
+    out.map((r) => r.offset),
+    [3n, 4n, 6n, 7n],
+  );
   assert.equal(cf.nextFetchOffset, 9n, 'position moves past the trailing COMMIT marker');
   assert.ok(cf.done);
 });
@@ -52,20 +105,35 @@ test('read_committed drops aborted transactions and every control record', async
 test('read_uncommitted returns aborted data but still never control records', async () => {
   const { cf } = fetchOf(transactionalLog(), 0n, null, false);
   const out = await drainAll(cf);
-  assert.deepEqual(out.map((r) => r.value!.toString()), ['a0', 'a1', 'a2', 'p3', 'p4', 'c6', 'c7']);
+  assert.deepEqual(
+    out.map((r) => r.value!.toString()),
+    ['a0', 'a1', 'a2', 'p3', 'p4', 'c6', 'c7'],
+  );
 });
 
 test('a fetch that starts mid-batch drops the records below the requested offset', async () => {
-  const batch = encodeRecordBatchSync(Array.from({ length: 10 }, (_, i) => rec(`r${i}`)), { baseOffset: 100 });
+  const batch = encodeRecordBatchSync(
+    Array.from({ length: 10 }, (_, i) => rec(`r${i}`)),
+    { baseOffset: 100 },
+  );
   const { cf } = fetchOf(batch, 104n, null, true);
   const out = await drainAll(cf);
-  assert.deepEqual(out.map((r) => r.offset), [104n, 105n, 106n, 107n, 108n, 109n]);
+  assert.deepEqual(
+    out.map((r) => r.offset),
+    [104n, 105n, 106n, 107n, 108n, 109n],
+  );
 });
 
 test('partial drains resume where they stopped; a trailing partial batch is ignored', async () => {
   const full = Buffer.concat([
-    encodeRecordBatchSync(Array.from({ length: 5 }, (_, i) => rec(`x${i}`)), { baseOffset: 0 }),
-    encodeRecordBatchSync(Array.from({ length: 5 }, (_, i) => rec(`y${i}`)), { baseOffset: 5 }),
+    encodeRecordBatchSync(
+      Array.from({ length: 5 }, (_, i) => rec(`x${i}`)),
+      { baseOffset: 0 },
+    ),
+    encodeRecordBatchSync(
+      Array.from({ length: 5 }, (_, i) => rec(`y${i}`)),
+      { baseOffset: 5 },
+    ),
   ]);
   const truncated = full.subarray(0, full.length - 7);
   const { cf, scan } = fetchOf(truncated, 0n, null, true);
@@ -75,7 +143,10 @@ test('partial drains resume where they stopped; a trailing partial batch is igno
   assert.equal(out.length, 3);
   assert.equal(cf.nextFetchOffset, 3n);
   await cf.drain(out, 100, null, null);
-  assert.deepEqual(out.map((r) => r.offset), [0n, 1n, 2n, 3n, 4n]);
+  assert.deepEqual(
+    out.map((r) => r.offset),
+    [0n, 1n, 2n, 3n, 4n],
+  );
   assert.equal(cf.nextFetchOffset, 5n);
 });
 
@@ -83,14 +154,24 @@ test('every codec decodes; headers, null keys and deserializers', async () => {
   for (const compression of ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const) {
     const batch = await encodeRecordBatch(
       [
-        { key: null, value: Buffer.from('one'), headers: [{ key: 'h', value: Buffer.from('x') }], timestamp: 5 },
+        {
+          key: null,
+          value: Buffer.from('one'),
+          headers: [{ key: 'h', value: Buffer.from('x') }],
+          timestamp: 5,
+        },
         { key: Buffer.from('k'), value: null, timestamp: 6 },
       ],
       { baseOffset: 0, compression },
     );
     const { cf } = fetchOf(batch, 0n, null, true);
     const out: ConsumerRecord<string | null, string | null>[] = [];
-    await cf.drain(out, 10, (b) => b?.toString() ?? null, (b) => b?.toString() ?? null);
+    await cf.drain(
+      out,
+      10,
+      (b) => b?.toString() ?? null,
+      (b) => b?.toString() ?? null,
+    );
     assert.deepEqual(
       out.map((r) => [r.key, r.value, r.headers.map((h) => `${h.key}=${h.value}`), r.timestamp]),
       [
@@ -103,7 +184,9 @@ test('every codec decodes; headers, null keys and deserializers', async () => {
 });
 
 test('legacy magic 0/1 message sets (kcat captures, every codec)', async () => {
-  const lines: string[] = JSON.parse(readFileSync('test/fixtures/record-batch/kcat-legacy-lines.json', 'utf8'));
+  const lines: string[] = JSON.parse(
+    readFileSync('test/fixtures/record-batch/kcat-legacy-lines.json', 'utf8'),
+  );
   for (const magic of [0, 1]) {
     for (const codec of ['none', 'gzip', 'snappy', 'lz4']) {
       const data = Buffer.from(readFileSync(`test/fixtures/record-batch/kcat-magic${magic}-${codec}.bin`));
@@ -113,8 +196,15 @@ test('legacy magic 0/1 message sets (kcat captures, every codec)', async () => {
       const { cf } = fetchOf(data, 2n, null, true);
       const out = await drainAll(cf);
       const expected = lines.slice(2).map((l) => l.slice(l.indexOf(':') + 1));
-      assert.deepEqual(out.map((r) => r.value!.toString()), expected, `magic ${magic} ${codec}`);
-      assert.deepEqual(out.map((r) => r.offset), [2n, 3n, 4n]);
+      assert.deepEqual(
+        out.map((r) => r.value!.toString()),
+        expected,
+        `magic ${magic} ${codec}`,
+      );
+      assert.deepEqual(
+        out.map((r) => r.offset),
+        [2n, 3n, 4n],
+      );
     }
   }
 });
@@ -125,7 +215,10 @@ test('a corrupt batch: earlier records first, then CORRUPT_MESSAGE on every drai
   bad[bad.length - 1]! ^= 0xff;
   const { cf } = fetchOf(Buffer.concat([good, bad]), 0n, null, true);
   const out: ConsumerRecord[] = [];
-  await assert.rejects(cf.drain(out, 10, null, null), (e: unknown) => e instanceof KafkaResponseError && e.errorCode === ErrorCode.CORRUPT_MESSAGE);
+  await assert.rejects(
+    cf.drain(out, 10, null, null),
+    (e: unknown) => e instanceof KafkaResponseError && e.errorCode === ErrorCode.CORRUPT_MESSAGE,
+  );
   assert.equal(out.length, 2, 'records before the bad batch were delivered');
   assert.equal(cf.nextFetchOffset, 2n);
   await assert.rejects(cf.drain([], 10, null, null), KafkaResponseError);

@@ -36,7 +36,10 @@ test('subscribe: a lone member gets every partition; commitSync; a successor res
   await c1.commitSync();
   const committed = await c1.committed(c1.assignment());
   const positions = await Promise.all(c1.assignment().map((tp) => c1.position(tp)));
-  assert.deepEqual(committed.map((c) => c?.offset ?? 0n), positions);
+  assert.deepEqual(
+    committed.map((c) => c?.offset ?? 0n),
+    positions,
+  );
   const consumedCount = positions.reduce((a, p) => a + Number(p), 0);
   await c1.close();
   assert.equal(events.at(-1), 'revoked g-basic-0,g-basic-1,g-basic-2,g-basic-3');
@@ -55,7 +58,9 @@ test('commitAsync with explicit offsets and metadata; committed() reads them bac
   c.subscribe(['g-basic']);
   await pollN(c, 1);
   const result = await new Promise<Error | null>((resolve) => {
-    void c.commitAsync([{ topic: 'g-basic', partition: 1, offset: 42n, metadata: 'checkpoint-7' }], (err) => resolve(err));
+    void c.commitAsync([{ topic: 'g-basic', partition: 1, offset: 42n, metadata: 'checkpoint-7' }], (err) =>
+      resolve(err),
+    );
   });
   assert.equal(result, null);
   const [got, none] = await c.committed([
@@ -77,12 +82,21 @@ test('auto commit commits what was polled, also on close', async () => {
   const check = consumer(b, { groupId: 'g3', enableAutoCommit: false });
   check.assign([0, 1, 2, 3].map((partition) => ({ topic: 'g-basic', partition })));
   const committed = await check.committed(check.assignment());
-  assert.deepEqual(committed.map((x) => x?.offset), [100n, 100n, 100n, 100n]);
+  assert.deepEqual(
+    committed.map((x) => x?.offset),
+    [100n, 100n, 100n, 100n],
+  );
   await check.close();
 });
 
 test('static membership: a restarted member with the same group.instance.id keeps its partitions without a new generation', async () => {
-  const mk = (id: string) => consumer(b, { groupId: 'g-static', groupInstanceId: id, enableAutoCommit: false, sessionTimeoutMs: 10000 });
+  const mk = (id: string) =>
+    consumer(b, {
+      groupId: 'g-static',
+      groupInstanceId: id,
+      enableAutoCommit: false,
+      sessionTimeoutMs: 10000,
+    });
   const a = mk('instance-a');
   const bb = mk('instance-b');
   a.subscribe(['g-basic']);
@@ -98,9 +112,14 @@ test('static membership: a restarted member with the same group.instance.id keep
   const again = mk('instance-b');
   again.subscribe(['g-basic']);
   const deadline2 = Date.now() + 15000;
-  while (again.assignment().length === 0 && Date.now() < deadline2) await Promise.all([a.poll(100), again.poll(100)]);
+  while (again.assignment().length === 0 && Date.now() < deadline2)
+    await Promise.all([a.poll(100), again.poll(100)]);
   assert.deepEqual(tps(again.assignment()), before);
-  assert.equal(again.groupMetadata().generationId, gen, 'rejoining static member does not trigger a rebalance');
+  assert.equal(
+    again.groupMetadata().generationId,
+    gen,
+    'rejoining static member does not trigger a rebalance',
+  );
   await a.close();
   await again.close();
 });

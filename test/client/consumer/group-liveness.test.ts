@@ -4,10 +4,10 @@
 // Also: pattern subscriptions pick up new matching topics after a metadata refresh.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { ConsumerRecord } from '../../../src/client/consumer/index.js';
 import type { TestBroker } from '../../../src/testkit/index.js';
 import { until } from './group-worker.js';
 import { broker, consumer, createTopic, pollN, produce, sleep } from './support.js';
-import type { ConsumerRecord } from '../../../src/client/consumer/index.js';
 
 let b: TestBroker;
 before(async () => {
@@ -20,7 +20,13 @@ after(async () => {
 });
 
 test('a handler slower than the session timeout keeps its membership', async () => {
-  const slow = consumer(b, { groupId: 'slow', sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, maxPollIntervalMs: 30000, maxPollRecords: 1 });
+  const slow = consumer(b, {
+    groupId: 'slow',
+    sessionTimeoutMs: 6000,
+    heartbeatIntervalMs: 1000,
+    maxPollIntervalMs: 30000,
+    maxPollRecords: 1,
+  });
   const other = consumer(b, { groupId: 'slow', sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000 });
   let lost = 0;
   slow.subscribe(['live'], { onPartitionsLost: () => void lost++ });
@@ -32,7 +38,10 @@ test('a handler slower than the session timeout keeps its membership', async () 
   try {
     const deadline = Date.now() + 15000;
     const first: ConsumerRecord[] = [];
-    while ((slow.assignment().length !== 1 || other.assignment().length !== 1 || first.length === 0) && Date.now() < deadline) {
+    while (
+      (slow.assignment().length !== 1 || other.assignment().length !== 1 || first.length === 0) &&
+      Date.now() < deadline
+    ) {
       first.push(...(await slow.poll(100)));
     }
     assert.equal(first.length, 1);
@@ -74,14 +83,19 @@ test('exceeding max.poll.interval.ms leaves the group, logs why, and loses the p
   })();
   try {
     const deadline = Date.now() + 15000;
-    while ((stalled.assignment().length !== 1 || other.assignment().length !== 1) && Date.now() < deadline) await stalled.poll(100);
+    while ((stalled.assignment().length !== 1 || other.assignment().length !== 1) && Date.now() < deadline)
+      await stalled.poll(100);
     assert.equal(stalled.assignment().length, 1);
     await sleep(3500); // no poll: the heartbeat timer notices and leaves
-    assert.ok(warnings.some((w) => w.includes('max.poll.interval.ms')), `warned: ${warnings.join(' | ')}`);
+    assert.ok(
+      warnings.some((w) => w.includes('max.poll.interval.ms')),
+      `warned: ${warnings.join(' | ')}`,
+    );
     await until(() => other.assignment().length === 2, 10000, 'the other member takes every partition');
     // The next poll reports the partitions lost (not revoked: no commit possible) and rejoins.
     const deadline2 = Date.now() + 15000;
-    while ((!events.includes('lost 1') || stalled.assignment().length !== 1) && Date.now() < deadline2) await stalled.poll(100);
+    while ((!events.includes('lost 1') || stalled.assignment().length !== 1) && Date.now() < deadline2)
+      await stalled.poll(100);
     assert.ok(events.includes('lost 1'), `events: ${events.join(', ')}`);
     assert.ok(!events.includes('revoked 1'));
     assert.equal(stalled.assignment().length, 1, 'rejoined');
@@ -107,7 +121,13 @@ test('subscribe(RegExp): a new matching topic joins the subscription after a met
     const more = await pollN(c, 6);
     assert.deepEqual([...new Set(more.map((r) => r.topic))], ['pat-b']);
     assert.deepEqual(c.subscription().sort(), ['pat-a', 'pat-b']);
-    assert.deepEqual(c.assignment().map((t) => `${t.topic}-${t.partition}`).sort(), ['pat-a-0', 'pat-b-0', 'pat-b-1']);
+    assert.deepEqual(
+      c
+        .assignment()
+        .map((t) => `${t.topic}-${t.partition}`)
+        .sort(),
+      ['pat-a-0', 'pat-b-0', 'pat-b-1'],
+    );
   } finally {
     await c.close();
   }

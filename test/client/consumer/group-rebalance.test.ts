@@ -26,7 +26,10 @@ async function produceSlowly(topic: string): Promise<void> {
   try {
     for (let i = 0; i < RECORDS; i += 100) {
       const batch: Promise<unknown>[] = [];
-      for (let j = i; j < i + 100; j++) batch.push(p.send({ topic, partition: j % PARTITIONS, key: `k${j}`, value: `v${j}` }) as Promise<unknown>);
+      for (let j = i; j < i + 100; j++)
+        batch.push(
+          p.send({ topic, partition: j % PARTITIONS, key: `k${j}`, value: `v${j}` }) as Promise<unknown>,
+        );
       await Promise.all(batch);
       await sleep(80);
     }
@@ -65,7 +68,11 @@ for (const assignor of ['range', 'roundrobin', 'sticky', 'cooperative-sticky']) 
     await until(() => balanced([w1, w3, w4, w5]), 15000, 'four members balanced');
     await production;
     const live = [w1, w3, w4, w5];
-    await until(() => all.reduce((n, w) => n + w.received.length, 0) >= RECORDS, 20000, 'every record received');
+    await until(
+      () => all.reduce((n, w) => n + w.received.length, 0) >= RECORDS,
+      20000,
+      'every record received',
+    );
     for (const w of live) await w.stop();
     for (const w of all) assert.equal(w.error, null, `${w.name} failed: ${String(w.error)}`);
     const keys = all.flatMap((w) => w.received);
@@ -81,12 +88,16 @@ for (const assignor of ['range', 'roundrobin', 'sticky', 'cooperative-sticky']) 
           if (e.kind !== 'revoked') continue;
           const nextAssigned = w.events.slice(i + 1).find((x) => x.kind === 'assigned');
           if (nextAssigned === undefined) continue;
-          for (const p of e.partitions) assert.ok(!nextAssigned.owned.includes(p), `${w.name}: ${p} revoked but kept`);
+          for (const p of e.partitions)
+            assert.ok(!nextAssigned.owned.includes(p), `${w.name}: ${p} revoked but kept`);
         }
       }
       assert.ok(!all.some((w) => w.events.some((e) => e.kind === 'lost')), 'no partitions lost');
       const firstRevoke = w1.events.find((e) => e.kind === 'revoked');
-      assert.ok(firstRevoke !== undefined && firstRevoke.partitions.length < PARTITIONS, 'cooperative: w1 revoked only what moved when w2/w3 joined');
+      assert.ok(
+        firstRevoke !== undefined && firstRevoke.partitions.length < PARTITIONS,
+        'cooperative: w1 revoked only what moved when w2/w3 joined',
+      );
     } else {
       // Eager protocols revoke everything at each rebalance.
       const firstRevoke = w1.events.find((e) => e.kind === 'revoked');

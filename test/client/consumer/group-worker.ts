@@ -32,7 +32,12 @@ export class GroupWorker {
     this.consumer = consumer(b, { enableAutoCommit: false, clientId: name, ...opts });
     const c = this.consumer;
     const log = (kind: RebalanceEvent['kind']) => (tps: TopicPartition[]) => {
-      this.events.push({ kind, partitions: tps.map(key).sort(), owned: c.assignment().map(key).sort(), at: Date.now() });
+      this.events.push({
+        kind,
+        partitions: tps.map(key).sort(),
+        owned: c.assignment().map(key).sort(),
+        at: Date.now(),
+      });
     };
     c.subscribe([topic], {
       onPartitionsAssigned: log('assigned'),
@@ -67,10 +72,18 @@ export class GroupWorker {
           await this.onBatch(recs.length);
           const offsets = [...new Set(recs.map((r) => `${r.topic}-${r.partition}`))].map((k) => {
             const i = k.lastIndexOf('-');
-            return { topic: k.slice(0, i), partition: Number(k.slice(i + 1)), offset: this.#committable.get(k)! };
+            return {
+              topic: k.slice(0, i),
+              partition: Number(k.slice(i + 1)),
+              offset: this.#committable.get(k)!,
+            };
           });
           // A commit refused because a rebalance moved on is fine: the records will be redelivered.
-          await c.commitSync(offsets.filter((o) => c.assignment().some((a) => key(a) === `${o.topic}-${o.partition}`))).catch(() => {});
+          await c
+            .commitSync(
+              offsets.filter((o) => c.assignment().some((a) => key(a) === `${o.topic}-${o.partition}`)),
+            )
+            .catch(() => {});
         }
       }
     })().catch((err) => {

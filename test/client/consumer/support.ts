@@ -7,26 +7,52 @@ import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js'
 
 export async function broker(overrides: Record<string, string | number | boolean> = {}): Promise<TestBroker> {
   return startTestBroker({
-    overrides: { 'group.initial.rebalance.delay.ms': 0, 'offsets.topic.num.partitions': 3, 'num.partitions': 1, ...overrides },
+    overrides: {
+      'group.initial.rebalance.delay.ms': 0,
+      'offsets.topic.num.partitions': 3,
+      'num.partitions': 1,
+      ...overrides,
+    },
   });
 }
 
-export async function createTopic(b: TestBroker, name: string, partitions: number, configs?: Record<string, string>): Promise<void> {
+export async function createTopic(
+  b: TestBroker,
+  name: string,
+  partitions: number,
+  configs?: Record<string, string>,
+): Promise<void> {
   const admin = new Admin({ bootstrapServers: b.bootstrap });
   try {
-    await admin.createTopics([{ name, numPartitions: partitions, replicationFactor: 1, ...(configs ? { configs } : {}) }]);
+    await admin.createTopics([
+      { name, numPartitions: partitions, replicationFactor: 1, ...(configs ? { configs } : {}) },
+    ]);
   } finally {
     await admin.close();
   }
 }
 
 /** Produces `count` records `key-i`/`value-i` spread over `partitions` partitions (i % partitions). */
-export async function produce(b: TestBroker, topic: string, count: number, partitions = 1, start = 0, extra: Partial<ConstructorParameters<typeof Producer>[0]> = {}): Promise<void> {
+export async function produce(
+  b: TestBroker,
+  topic: string,
+  count: number,
+  partitions = 1,
+  start = 0,
+  extra: Partial<ConstructorParameters<typeof Producer>[0]> = {},
+): Promise<void> {
   const p = new Producer({ bootstrapServers: b.bootstrap, lingerMs: 2, ...extra });
   try {
     const sends: Promise<unknown>[] = [];
     for (let i = start; i < start + count; i++) {
-      sends.push(p.send({ topic, partition: i % partitions, key: `key-${i}`, value: `value-${i}` }) as Promise<unknown>);
+      sends.push(
+        p.send({
+          topic,
+          partition: i % partitions,
+          key: `key-${i}`,
+          value: `value-${i}`,
+        }) as Promise<unknown>,
+      );
     }
     await Promise.all(sends);
   } finally {
@@ -34,7 +60,10 @@ export async function produce(b: TestBroker, topic: string, count: number, parti
   }
 }
 
-export function consumer<K = Buffer | null, V = Buffer | null>(b: TestBroker, opts: Partial<ConsumerOptions<K, V>> = {}): Consumer<K, V> {
+export function consumer<K = Buffer | null, V = Buffer | null>(
+  b: TestBroker,
+  opts: Partial<ConsumerOptions<K, V>> = {},
+): Consumer<K, V> {
   return new Consumer<K, V>({
     bootstrapServers: b.bootstrap,
     sessionTimeoutMs: 6000,
@@ -47,7 +76,11 @@ export function consumer<K = Buffer | null, V = Buffer | null>(b: TestBroker, op
 }
 
 /** Polls until `n` records arrived (or the deadline passes); returns them. */
-export async function pollN<K, V>(c: Consumer<K, V>, n: number, timeoutMs = 15000): Promise<ConsumerRecord<K, V>[]> {
+export async function pollN<K, V>(
+  c: Consumer<K, V>,
+  n: number,
+  timeoutMs = 15000,
+): Promise<ConsumerRecord<K, V>[]> {
   const out: ConsumerRecord<K, V>[] = [];
   const deadline = Date.now() + timeoutMs;
   while (out.length < n && Date.now() < deadline) out.push(...(await c.poll(200)));

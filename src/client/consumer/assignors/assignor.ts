@@ -41,7 +41,11 @@ export interface PartitionAssignor {
   /** User data to put in this member's subscription (sticky: its previous assignment). */
   subscriptionUserData?(topics: readonly string[]): Buffer | null;
   /** Computes every member's assignment; the result must have an entry for each member. */
-  assign(cluster: ClusterView, members: readonly GroupMemberInfo[], protocol: RebalanceProtocol): Map<string, MemberAssignment>;
+  assign(
+    cluster: ClusterView,
+    members: readonly GroupMemberInfo[],
+    protocol: RebalanceProtocol,
+  ): Map<string, MemberAssignment>;
   /** Called on every member (not only the leader) with its own assignment. */
   onAssignment?(assignment: MemberAssignment, generationId: number): void;
 }

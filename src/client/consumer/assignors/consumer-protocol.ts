@@ -3,9 +3,7 @@
 // Like Kafka's ConsumerProtocol, a version newer than we know is read with the newest layout we
 // know (later versions only append fields), so a newer client in the group does not break us.
 // Malformed bytes throw the protocol's DecodeError.
-import { DecodeError } from '../../../protocol/primitives/errors.js';
-import { Reader } from '../../../protocol/primitives/reader.js';
-import { Writer } from '../../../protocol/primitives/writer.js';
+
 import {
   consumerProtocolAssignmentVersions,
   readConsumerProtocolAssignment,
@@ -16,6 +14,9 @@ import {
   readConsumerProtocolSubscription,
   writeConsumerProtocolSubscription,
 } from '../../../protocol/messages/generated/data/consumer-protocol-subscription.js';
+import { DecodeError } from '../../../protocol/primitives/errors.js';
+import { Reader } from '../../../protocol/primitives/reader.js';
+import { Writer } from '../../../protocol/primitives/writer.js';
 import { groupByTopic, type TopicPartition } from '../types.js';
 import type { MemberAssignment, MemberSubscription } from './assignor.js';
 
@@ -67,7 +68,10 @@ export function decodeSubscription(buf: Buffer): MemberSubscription {
 export function encodeAssignment(a: MemberAssignment, version: number = ASSIGNMENT_VERSION): Buffer {
   const w = new Writer(64);
   w.int16(version);
-  writeConsumerProtocolAssignment(w, version, { assignedPartitions: toTopicList(a.partitions), userData: a.userData });
+  writeConsumerProtocolAssignment(w, version, {
+    assignedPartitions: toTopicList(a.partitions),
+    userData: a.userData,
+  });
   return w.toBuffer();
 }
 

@@ -23,7 +23,10 @@ export function rangeAssignor(): PartitionAssignor {
       for (const m of members) {
         for (const t of new Set(m.subscription.topics)) {
           let list = byTopic.get(t);
-          if (list === undefined) byTopic.set(t, (list = []));
+          if (list === undefined) {
+            list = [];
+            byTopic.set(t, list);
+          }
           list.push(m);
         }
       }

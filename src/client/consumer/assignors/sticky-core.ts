@@ -8,7 +8,7 @@
 // With identical subscriptions the result is balanced within one and moves no more previously
 // owned partitions than balance requires; with different subscriptions no single move can
 // improve the balance. Partitions are numbered internally so the loops compare integers.
-import { tpKey, type TopicPartition } from '../types.js';
+import { type TopicPartition, tpKey } from '../types.js';
 
 export interface StickyMember {
   id: string;
@@ -24,7 +24,10 @@ export interface StickyResult {
 }
 
 /** `members` must be in a deterministic order (Kafka's member order); ties go to earlier members. */
-export function stickyAssign(partitionCounts: ReadonlyMap<string, number>, members: readonly StickyMember[]): StickyResult {
+export function stickyAssign(
+  partitionCounts: ReadonlyMap<string, number>,
+  members: readonly StickyMember[],
+): StickyResult {
   const topics = [...partitionCounts.keys()].sort();
   const parts: TopicPartition[] = [];
   const pidOf = new Map<string, number>();
@@ -50,7 +53,8 @@ export function stickyAssign(partitionCounts: ReadonlyMap<string, number>, membe
       const pid = pidOf.get(tpKey(tp.topic, tp.partition));
       if (pid === undefined || !m.topics.has(tp.topic)) continue;
       const c = claim.get(pid);
-      if (c === undefined || m.generation > c.generation) claim.set(pid, { member: i, generation: m.generation, tie: false });
+      if (c === undefined || m.generation > c.generation)
+        claim.set(pid, { member: i, generation: m.generation, tie: false });
       else if (m.generation === c.generation && c.member !== i) c.tie = true;
     }
   });
@@ -110,7 +114,8 @@ export function stickyAssign(partitionCounts: ReadonlyMap<string, number>, membe
   });
   const previousOwner = new Map<string, string>();
   for (let pid = 0; pid < parts.length; pid++) {
-    if (prev[pid]! >= 0) previousOwner.set(tpKey(parts[pid]!.topic, parts[pid]!.partition), members[prev[pid]!]!.id);
+    if (prev[pid]! >= 0)
+      previousOwner.set(tpKey(parts[pid]!.topic, parts[pid]!.partition), members[prev[pid]!]!.id);
   }
   return { assignment, previousOwner };
 }

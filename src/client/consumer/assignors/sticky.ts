@@ -6,7 +6,7 @@
 // to another member is left out of this round (its owner revokes it and rejoins at once), so no
 // partition is ever owned by two members, and partitions that stay are never revoked.
 import { DecodeError } from '../../../protocol/primitives/errors.js';
-import { tpKey, type TopicPartition } from '../types.js';
+import { type TopicPartition, tpKey } from '../types.js';
 import {
   type ClusterView,
   compareMembers,
@@ -15,7 +15,12 @@ import {
   type PartitionAssignor,
   type RebalanceProtocol,
 } from './assignor.js';
-import { decodeGenerationUserData, decodeStickyUserData, encodeGenerationUserData, encodeStickyUserData } from './consumer-protocol.js';
+import {
+  decodeGenerationUserData,
+  decodeStickyUserData,
+  encodeGenerationUserData,
+  encodeStickyUserData,
+} from './consumer-protocol.js';
 import { type StickyMember, stickyAssign } from './sticky-core.js';
 
 function partitionCounts(cluster: ClusterView, members: readonly GroupMemberInfo[]): Map<string, number> {
@@ -29,8 +34,13 @@ function partitionCounts(cluster: ClusterView, members: readonly GroupMemberInfo
   return out;
 }
 
-function stickyMembers(members: readonly GroupMemberInfo[], previous: (m: GroupMemberInfo) => { owned: TopicPartition[]; generation: number }): StickyMember[] {
-  return [...members].sort(compareMembers).map((m) => ({ id: m.memberId, topics: new Set(m.subscription.topics), ...previous(m) }));
+function stickyMembers(
+  members: readonly GroupMemberInfo[],
+  previous: (m: GroupMemberInfo) => { owned: TopicPartition[]; generation: number },
+): StickyMember[] {
+  return [...members]
+    .sort(compareMembers)
+    .map((m) => ({ id: m.memberId, topics: new Set(m.subscription.topics), ...previous(m) }));
 }
 
 export function stickyAssignor(): PartitionAssignor {
@@ -91,7 +101,10 @@ export function cooperativeStickyAssignor(): PartitionAssignor {
           for (const tp of m.subscription.ownedPartitions) {
             const k = tpKey(tp.topic, tp.partition);
             let s = claimants.get(k);
-            if (s === undefined) claimants.set(k, (s = new Set()));
+            if (s === undefined) {
+              s = new Set();
+              claimants.set(k, s);
+            }
             s.add(m.memberId);
           }
         }

@@ -32,7 +32,13 @@ test('subscription round trips per version; fields a version lacks take their de
     assert.deepEqual(back.userData, sub.userData);
     assert.deepEqual(
       back.ownedPartitions,
-      v >= 1 ? [{ topic: 'orders', partition: 0 }, { topic: 'orders', partition: 2 }, { topic: 'payments', partition: 1 }] : [],
+      v >= 1
+        ? [
+            { topic: 'orders', partition: 0 },
+            { topic: 'orders', partition: 2 },
+            { topic: 'payments', partition: 1 },
+          ]
+        : [],
     );
     assert.equal(back.generationId, v >= 2 ? 7 : -1);
     assert.equal(back.rackId, v >= 3 ? 'rack-a' : null);
@@ -54,14 +60,20 @@ test('kafkajs member metadata and assignments decode', () => {
   const s = decodeSubscription(meta);
   assert.deepEqual(s.topics, ['a', 'b']);
   assert.equal(s.userData?.toString(), 'x');
-  const asg = MemberAssignment.encode({ version: 0, assignment: { a: [0, 2], b: [1] }, userData: Buffer.alloc(0) });
+  const asg = MemberAssignment.encode({
+    version: 0,
+    assignment: { a: [0, 2], b: [1] },
+    userData: Buffer.alloc(0),
+  });
   assert.deepEqual(decodeAssignment(asg).partitions, [
     { topic: 'a', partition: 0 },
     { topic: 'a', partition: 2 },
     { topic: 'b', partition: 1 },
   ]);
   // And kafkajs reads ours.
-  const ours = MemberAssignment.decode(encodeAssignment({ partitions: [{ topic: 'a', partition: 3 }], userData: null }));
+  const ours = MemberAssignment.decode(
+    encodeAssignment({ partitions: [{ topic: 'a', partition: 3 }], userData: null }),
+  );
   assert.deepEqual(ours?.assignment, { a: [3] });
 });
 
@@ -73,7 +85,10 @@ test('assignment round trip; empty bytes mean nothing assigned', () => {
 
 test('sticky user data round trip, and the generation-less old form', () => {
   const parts = [{ topic: 't', partition: 4 }];
-  assert.deepEqual(decodeStickyUserData(encodeStickyUserData(parts, 12)), { partitions: parts, generation: 12 });
+  assert.deepEqual(decodeStickyUserData(encodeStickyUserData(parts, 12)), {
+    partitions: parts,
+    generation: 12,
+  });
   const v0 = encodeStickyUserData(parts, 0).subarray(0, -4);
   assert.deepEqual(decodeStickyUserData(v0), { partitions: parts, generation: -1 });
 });

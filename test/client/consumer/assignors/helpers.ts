@@ -1,6 +1,10 @@
 // Shared helpers for assignor property tests: a seeded PRNG, random memberships and checks.
-import type { ClusterView, GroupMemberInfo, MemberAssignment } from '../../../../src/client/consumer/assignors/index.js';
-import { tpKey, type TopicPartition } from '../../../../src/client/consumer/types.js';
+import type {
+  ClusterView,
+  GroupMemberInfo,
+  MemberAssignment,
+} from '../../../../src/client/consumer/assignors/index.js';
+import { type TopicPartition, tpKey } from '../../../../src/client/consumer/types.js';
 
 /** mulberry32: tiny, seedable, good enough to explore memberships reproducibly. */
 export function rng(seed: number): () => number {
@@ -22,18 +26,32 @@ export function cluster(counts: Record<string, number>): ClusterView {
   return { partitionCount: (t) => counts[t] };
 }
 
-export function member(id: string, topics: string[], owned: TopicPartition[] = [], generationId = -1, userData: Buffer | null = null): GroupMemberInfo {
-  return { memberId: id, groupInstanceId: null, subscription: { topics, userData, ownedPartitions: owned, generationId, rackId: null } };
+export function member(
+  id: string,
+  topics: string[],
+  owned: TopicPartition[] = [],
+  generationId = -1,
+  userData: Buffer | null = null,
+): GroupMemberInfo {
+  return {
+    memberId: id,
+    groupInstanceId: null,
+    subscription: { topics, userData, ownedPartitions: owned, generationId, rackId: null },
+  };
 }
 
 export function allPartitions(counts: Record<string, number>, topics?: Iterable<string>): string[] {
   const out: string[] = [];
-  for (const t of topics ?? Object.keys(counts)) for (let p = 0; p < (counts[t] ?? 0); p++) out.push(tpKey(t, p));
+  for (const t of topics ?? Object.keys(counts))
+    for (let p = 0; p < (counts[t] ?? 0); p++) out.push(tpKey(t, p));
   return out;
 }
 
 /** Every partition at most once; only to members subscribed to its topic. Returns key → member. */
-export function ownership(members: readonly GroupMemberInfo[], result: Map<string, MemberAssignment>): Map<string, string> {
+export function ownership(
+  members: readonly GroupMemberInfo[],
+  result: Map<string, MemberAssignment>,
+): Map<string, string> {
   const owner = new Map<string, string>();
   for (const m of members) {
     const a = result.get(m.memberId);
@@ -41,7 +59,8 @@ export function ownership(members: readonly GroupMemberInfo[], result: Map<strin
     for (const tp of a.partitions) {
       const k = tpKey(tp.topic, tp.partition);
       if (owner.has(k)) throw new Error(`${k} assigned twice`);
-      if (!m.subscription.topics.includes(tp.topic)) throw new Error(`${m.memberId} got ${k} without subscribing`);
+      if (!m.subscription.topics.includes(tp.topic))
+        throw new Error(`${m.memberId} got ${k} without subscribing`);
       owner.set(k, m.memberId);
     }
   }

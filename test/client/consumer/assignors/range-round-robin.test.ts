@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { rangeAssignor, roundRobinAssignor } from '../../../../src/client/consumer/assignors/index.js';
 import { allPartitions, cluster, int, member, ownership, rng, spread } from './helpers.js';
 
-const names = (parts: { topic: string; partition: number }[]) => parts.map((p) => `${p.topic}p${p.partition}`);
+const names = (parts: { topic: string; partition: number }[]) =>
+  parts.map((p) => `${p.topic}p${p.partition}`);
 
 test('range: Kafka example (2 members, t0 and t1 with 3 partitions)', () => {
   const members = [member('C1', ['t0', 't1']), member('C0', ['t0', 't1'])];
@@ -57,7 +58,11 @@ test('range and roundrobin: random memberships assign everything once, balanced'
     for (const assignor of [rangeAssignor(), roundRobinAssignor()]) {
       const out = assignor.assign(cluster(counts), members, 'EAGER');
       const owner = ownership(members, out);
-      assert.equal(owner.size, allPartitions(counts, subscribed).length, `${assignor.name}: every subscribed partition assigned`);
+      assert.equal(
+        owner.size,
+        allPartitions(counts, subscribed).length,
+        `${assignor.name}: every subscribed partition assigned`,
+      );
       if (assignor.name === 'range') {
         for (const t of subscribed) {
           const per = members

@@ -11,7 +11,7 @@ import {
   type MemberAssignment,
   stickyAssignor,
 } from '../../../../src/client/consumer/assignors/index.js';
-import { tpKey, type TopicPartition } from '../../../../src/client/consumer/types.js';
+import { type TopicPartition, tpKey } from '../../../../src/client/consumer/types.js';
 import { allPartitions, cluster, int, member, ownership, rng, spread } from './helpers.js';
 
 /** Minimum number of owned partitions that must move to reach a balanced assignment. */
@@ -55,8 +55,16 @@ test('sticky: identical subscriptions are balanced within 1 and move only what b
     assert.equal(owner.size, total);
     assert.ok(spread(out) <= 1, `iteration ${iter}: spread ${spread(out)}`);
     let moved = 0;
-    for (const [id, parts] of prev) for (const tp of parts) if (owner.get(tpKey(tp.topic, tp.partition)) !== id) moved++;
-    assert.equal(moved, minimumMoves(ids.map((id) => prev.get(id)!.length), total), `iteration ${iter}: moves`);
+    for (const [id, parts] of prev)
+      for (const tp of parts) if (owner.get(tpKey(tp.topic, tp.partition)) !== id) moved++;
+    assert.equal(
+      moved,
+      minimumMoves(
+        ids.map((id) => prev.get(id)!.length),
+        total,
+      ),
+      `iteration ${iter}: moves`,
+    );
   }
 });
 
@@ -80,7 +88,10 @@ test('sticky: different subscriptions leave no single move that improves balance
       const topic = k.split('\u0000')[0]!;
       for (const m of members) {
         if (m.memberId === from || !m.subscription.topics.includes(topic)) continue;
-        assert.ok(size.get(m.memberId)! >= size.get(from)! - 1, `iteration ${iter}: ${k} could move from ${from} to ${m.memberId}`);
+        assert.ok(
+          size.get(m.memberId)! >= size.get(from)! - 1,
+          `iteration ${iter}: ${k} could move from ${from} to ${m.memberId}`,
+        );
       }
     }
   }
@@ -111,17 +122,27 @@ class CoopGroup {
   owned = new Map<string, TopicPartition[]>();
   generation = 0;
   revokedThisChange = new Map<string, Set<string>>();
-  constructor(readonly counts: Record<string, number>, readonly topics: string[]) {}
+  constructor(
+    readonly counts: Record<string, number>,
+    readonly topics: string[],
+  ) {}
 
   /** Runs one rebalance; returns true if someone revoked (so a follow-up rebalance is needed). */
   round(): boolean {
-    const members: GroupMemberInfo[] = [...this.owned.keys()].map((id) => member(id, this.topics, this.owned.get(id)!, this.generation));
-    const out: Map<string, MemberAssignment> = cooperativeStickyAssignor().assign(cluster(this.counts), members, 'COOPERATIVE');
+    const members: GroupMemberInfo[] = [...this.owned.keys()].map((id) =>
+      member(id, this.topics, this.owned.get(id)!, this.generation),
+    );
+    const out: Map<string, MemberAssignment> = cooperativeStickyAssignor().assign(
+      cluster(this.counts),
+      members,
+      'COOPERATIVE',
+    );
     const owner = ownership(members, out);
     // No partition may be handed to a member while another still owns it.
     for (const [k, to] of owner) {
       for (const [id, parts] of this.owned) {
-        if (id !== to && parts.some((tp) => tpKey(tp.topic, tp.partition) === k)) assert.fail(`${k} given to ${to} while ${id} owns it`);
+        if (id !== to && parts.some((tp) => tpKey(tp.topic, tp.partition) === k))
+          assert.fail(`${k} given to ${to} while ${id} owns it`);
       }
     }
     this.generation++;
@@ -150,11 +171,18 @@ class CoopGroup {
       assert.ok(rounds <= 2, `${label}: no convergence after ${rounds} rounds`);
     }
     const result = new Map([...this.owned].map(([id, partitions]) => [id, { partitions, userData: null }]));
-    assert.equal([...this.owned.values()].reduce((n, p) => n + p.length, 0), allPartitions(this.counts).length, `${label}: complete`);
+    assert.equal(
+      [...this.owned.values()].reduce((n, p) => n + p.length, 0),
+      allPartitions(this.counts).length,
+      `${label}: complete`,
+    );
     assert.ok(spread(result) <= 1, `${label}: balanced`);
     for (const [id, parts] of this.owned) {
       for (const tp of parts) {
-        assert.ok(!this.revokedThisChange.get(id)!.has(tpKey(tp.topic, tp.partition)), `${label}: ${id} had ${tp.topic}-${tp.partition} revoked but kept it`);
+        assert.ok(
+          !this.revokedThisChange.get(id)!.has(tpKey(tp.topic, tp.partition)),
+          `${label}: ${id} had ${tp.topic}-${tp.partition} revoked but kept it`,
+        );
       }
     }
   }
@@ -182,7 +210,10 @@ test('cooperative-sticky: random joins and leaves never double-own or revoke par
 });
 
 test('cooperative-sticky: a member with a stale generation loses a contested partition', () => {
-  const members = [member('a', ['t'], [{ topic: 't', partition: 0 }], 5), member('b', ['t'], [{ topic: 't', partition: 0 }], 4)];
+  const members = [
+    member('a', ['t'], [{ topic: 't', partition: 0 }], 5),
+    member('b', ['t'], [{ topic: 't', partition: 0 }], 4),
+  ];
   const out = cooperativeStickyAssignor().assign(cluster({ t: 2 }), members, 'COOPERATIVE');
   assert.deepEqual(out.get('a')!.partitions, [{ topic: 't', partition: 0 }]);
   // b must give up partition 0 first; partition 1 is free and goes to b.

@@ -1,0 +1,279 @@
+// Consumer benchmark: our consumer vs kafkajs 2.2.4 vs @platformatic/kafka 1.35 vs librdkafka
+// (confluent-kafka-python 1.7 on librdkafka 2.0.2), all reading the same pre-filled topic from
+// one samsa broker running in its own process, in the same run. Each client runs in its own
+// child process so that its peak RSS is its own; the Node clients and the broker run compiled
+// (from dist/, not through tsx, whose loader alone adds ~40 MB of RSS).
+//
+//   npm run build && npx tsx bench/client-consumer.ts [--small N] [--large N] [--rounds R]
+//                                                     [--clients samsa,kafkajs,platformatic,librdkafka]
+//
+// Workloads: N records of 100 bytes (default 1,000,000) and N of 1 KiB (default 100,000), each
+// in a single-partition topic filled once before the clients run. Every client starts from the
+// earliest offset with its own group (or none) and counts records and payload bytes; records/s
+// is measured from the first record received to the last, so group joins and connection setup
+// do not count (they are reported separately as "startup"). Each client runs once per round,
+// rounds interleave the clients, and each client keeps its best round (the machine is shared).
+// Every client runs with its defaults.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+interface Result {
+  client: string;
+  records: number;
+  size: number;
+  seconds: number;
+  startupSeconds: number;
+  recordsPerSec: number;
+  maxRssMB: number;
+}
+
+const CLIENTS = ['samsa', 'kafkajs', 'platformatic', 'librdkafka'] as const;
+type ClientName = (typeof CLIENTS)[number];
+
+/** Times from construction to the first record and from the first record to the n-th. */
+class Clock {
+  readonly #t0 = performance.now();
+  #first = 0;
+  count = 0;
+  bytes = 0;
+  add(n: number, bytes: number): void {
+    if (this.count === 0 && n > 0) this.#first = performance.now();
+    this.count += n;
+    this.bytes += bytes;
+  }
+  report(client: string, size: number): void {
+    const end = performance.now();
+    const seconds = (end - this.#first) / 1000;
+    const r: Result = {
+      client,
+      records: this.count,
+      size,
+      seconds,
+      startupSeconds: (this.#first - this.#t0) / 1000,
+      recordsPerSec: this.count / seconds,
+      maxRssMB: process.resourceUsage().maxRSS / 1024,
+    };
+    process.stdout.write(`RESULT ${JSON.stringify(r)}\n`);
+  }
+}
+
+// ---- workers ------------------------------------------------------------------------------
+
+async function samsaWorker(bootstrap: string, topic: string, n: number, size: number): Promise<void> {
+  const { Consumer } = await import('../src/client/consumer/index.js');
+  const clock = new Clock();
+  const consumer = new Consumer({
+    bootstrapServers: bootstrap,
+    clientId: 'bench-samsa',
+    autoOffsetReset: 'earliest',
+  });
+  consumer.assign([{ topic, partition: 0 }]);
+  while (clock.count < n) {
+    const records = await consumer.poll(1000);
+    let bytes = 0;
+    for (const r of records) bytes += r.value === null ? 0 : r.value.length;
+    clock.add(records.length, bytes);
+  }
+  clock.report('samsa', size);
+  await consumer.close();
+}
+
+async function kafkajsWorker(bootstrap: string, topic: string, n: number, size: number): Promise<void> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const clock = new Clock();
+  const kafka = new Kafka({ brokers: [bootstrap], clientId: 'bench-kafkajs', logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `bench-kafkajs-${Date.now()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await new Promise<void>((resolve) => {
+    void consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        let bytes = 0;
+        for (const m of batch.messages) bytes += m.value === null ? 0 : m.value.length;
+        clock.add(batch.messages.length, bytes);
+        if (clock.count >= n) resolve();
+      },
+    });
+  });
+  clock.report('kafkajs', size);
+  await consumer.disconnect();
+}
+
+async function platformaticWorker(bootstrap: string, topic: string, n: number, size: number): Promise<void> {
+  const { Consumer } = await import('@platformatic/kafka');
+  const clock = new Clock();
+  const consumer = new Consumer({
+    clientId: 'bench-platformatic',
+    groupId: `bench-platformatic-${Date.now()}`,
+    bootstrapBrokers: [bootstrap],
+  });
+  const stream = await consumer.consume({ topics: [topic], mode: 'earliest', autocommit: false });
+  for await (const m of stream) {
+    clock.add(1, m.value === null || m.value === undefined ? 0 : (m.value as Buffer).length);
+    if (clock.count >= n) break;
+  }
+  clock.report('platformatic', size);
+  await stream.close();
+  await consumer.close(true);
+}
+
+const PYTHON_WORKER = `
+import sys, time, json, resource
+from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING
+bootstrap, topic, n, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+t0 = time.perf_counter()
+c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'bench-librdkafka', 'enable.auto.commit': False,
+              'client.id': 'bench-librdkafka'})
+c.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+count = 0
+first = None
+while count < n:
+    msgs = c.consume(num_messages=1000, timeout=1.0)
+    for m in msgs:
+        if m.error() is None:
+            if first is None: first = time.perf_counter()
+            count += 1
+end = time.perf_counter()
+c.close()
+print('RESULT ' + json.dumps({'client': 'librdkafka', 'records': count, 'size': size, 'seconds': end - first,
+      'startupSeconds': first - t0, 'recordsPerSec': count / (end - first),
+      'maxRssMB': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+`;
+
+// ---- orchestration ------------------------------------------------------------------------
+
+function runChild(cmd: string, args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || line === undefined)
+        reject(new Error(`${args.join(' ')} failed (${code}): ${err.slice(-2000)}`));
+      else resolve(JSON.parse(line.slice(7)) as Result);
+    });
+  });
+}
+
+function startBrokerProcess(dataDir: string): Promise<{ child: ChildProcess; bootstrap: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['dist/src/cli/main.js', 'start', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on ([\d.]+:\d+)/.exec(out);
+      if (m) resolve({ child, bootstrap: m[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`broker exited with ${code}: ${out}`)));
+  });
+}
+
+/** Fills a fresh single-partition topic with n records of `size` bytes using our producer. */
+async function fill(bootstrap: string, n: number, size: number): Promise<string> {
+  const { Admin, Producer } = await import('../src/client/index.js');
+  const topic = `bench-consume-${size}-${Date.now()}`;
+  const admin = new Admin({ bootstrapServers: bootstrap });
+  await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1 }]);
+  await admin.close();
+  const producer = new Producer({ bootstrapServers: bootstrap, acks: 1, lingerMs: 5, batchSize: 65536 });
+  const payload = Buffer.alloc(size, 65);
+  for (let i = 0; i < n; i++) {
+    if (!producer.send({ topic, value: payload }, () => {})) await producer.bufferAvailable();
+    else if ((i & 1023) === 1023) await new Promise((r) => setImmediate(r));
+  }
+  await producer.flush();
+  await producer.close();
+  return topic;
+}
+
+async function orchestrate(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      small: { type: 'string', default: '1000000' },
+      large: { type: 'string', default: '100000' },
+      clients: { type: 'string', default: CLIENTS.join(',') },
+      rounds: { type: 'string', default: '2' },
+    },
+  });
+  const rounds = Number(values.rounds);
+  const clients = values.clients!.split(',') as ClientName[];
+  const workloads = [
+    { n: Number(values.small), size: 100 },
+    { n: Number(values.large), size: 1024 },
+  ];
+  const dataDir = mkdtempSync(join(tmpdir(), 'samsa-bench-'));
+  const { child, bootstrap } = await startBrokerProcess(dataDir);
+  const results: Result[] = [];
+  try {
+    for (const w of workloads) {
+      const topic = await fill(bootstrap, w.n, w.size);
+      await new Promise((r) => setTimeout(r, 2000)); // let the broker settle after the fill
+      for (let round = 0; round < rounds; round++) {
+        for (const c of clients) {
+          const args = [String(w.n), String(w.size)];
+          const r =
+            c === 'librdkafka'
+              ? await runChild('/usr/bin/python3', ['-c', PYTHON_WORKER, bootstrap, topic, ...args])
+              : await runChild(process.execPath, [
+                  'dist/bench/client-consumer.js',
+                  '--worker',
+                  c,
+                  bootstrap,
+                  topic,
+                  ...args,
+                ]);
+          process.stdout.write(
+            `round ${round + 1} ${c.padEnd(13)} ${String(w.n).padStart(8)} × ${String(w.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, startup ${r.startupSeconds.toFixed(2)} s, peak RSS ${r.maxRssMB.toFixed(0)} MB\n`,
+          );
+          const prev = results.findIndex((x) => x.client === c && x.size === w.size);
+          if (prev < 0) results.push(r);
+          else if (r.recordsPerSec > results[prev]!.recordsPerSec)
+            results[prev] = { ...r, maxRssMB: Math.max(r.maxRssMB, results[prev]!.maxRssMB) };
+          else results[prev]!.maxRssMB = Math.max(r.maxRssMB, results[prev]!.maxRssMB);
+        }
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  for (const r of results) {
+    process.stdout.write(
+      `best ${r.client.padEnd(13)} ${String(r.records).padStart(8)} × ${String(r.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, peak RSS ${r.maxRssMB.toFixed(0)} MB\n`,
+    );
+  }
+  for (const w of workloads) {
+    const ours = results.find((r) => r.client === 'samsa' && r.size === w.size);
+    if (ours === undefined) continue;
+    for (const r of results.filter((x) => x.size === w.size && x.client !== 'samsa')) {
+      process.stdout.write(
+        `ratio ${w.size} B: samsa / ${r.client} = ${(ours.recordsPerSec / r.recordsPerSec).toFixed(2)}× records/s, ${(ours.maxRssMB / r.maxRssMB).toFixed(2)}× peak RSS\n`,
+      );
+    }
+  }
+}
+
+const workerIdx = process.argv.indexOf('--worker');
+if (workerIdx >= 0) {
+  const [name, bootstrap, topic, n, size] = process.argv.slice(workerIdx + 1);
+  const fn = { samsa: samsaWorker, kafkajs: kafkajsWorker, platformatic: platformaticWorker }[
+    name as 'samsa'
+  ];
+  if (fn === undefined) throw new Error(`unknown worker ${name}`);
+  await fn(bootstrap!, topic!, Number(n), Number(size));
+  process.exit(0);
+} else {
+  await orchestrate();
+}
