@@ -10,13 +10,14 @@
 // reloads it from the log rather than trying to undo them.
 
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock } from './clock.js';
 import type {
   CoordinatorResult,
   CoordinatorShard,
   CoordinatorTimer,
   RecordSerde,
 } from './coordinator-shard.js';
+import { KeyedTimers } from './keyed-timers.js';
 import type {
   AppendAttributes,
   PartitionWriter,
@@ -57,7 +58,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   #waiters: Waiter[] = [];
   #appending = false;
   #flushScheduled = false;
-  #timers = new Map<string, TimerHandle>();
+  readonly #timers: KeyedTimers<R>;
 
   constructor(
     readonly partition: number,
@@ -66,27 +67,11 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     private readonly clock: Clock,
     private readonly hooks: HolderHooks,
   ) {
-    const timers = this.#timers;
-    this.timer = {
-      schedule: (key, delayMs, op) => {
-        timers.get(key)?.cancel();
-        const handle = clock.setTimer(delayMs, () => {
-          if (timers.get(key) !== handle) return;
-          timers.delete(key);
-          if (this.status !== 'active') return;
-          this.write(op).catch((err: unknown) => hooks.onError(partition, err));
-        });
-        timers.set(key, handle);
-      },
-      cancel: (key) => {
-        timers.get(key)?.cancel();
-        timers.delete(key);
-      },
-      isScheduled: (key) => timers.has(key),
-      get size() {
-        return timers.size;
-      },
-    };
+    this.#timers = new KeyedTimers<R>(clock, (op) => {
+      if (this.status !== 'active') return;
+      this.write(op).catch((err: unknown) => hooks.onError(partition, err));
+    });
+    this.timer = this.#timers;
   }
 
   /** Marks the end of loading: everything in the log up to `endOffset` is committed. */
@@ -104,7 +89,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     const shard = this.#checkActive();
     const res = op(shard);
     if (res.records.length === 0 && res.onAppended === undefined) {
-      return this.#waitFor(this.#nextOffset).then(() => res.response);
+      return this.#waitFor(this.#nextOffset, res.response);
     }
     // Serialize first: a record that cannot be encoded must fail the operation before
     // anything is replayed.
@@ -127,7 +112,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     batch.size += serialized.length;
     if (res.onAppended !== undefined) batch.callbacks.push(res.onAppended);
     this.#scheduleFlush();
-    return this.#waitFor(this.#nextOffset).then(() => res.response);
+    return this.#waitFor(this.#nextOffset, res.response);
   }
 
   /**
@@ -145,7 +130,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     this.#nextOffset += 1n;
     this.#queue.push({ records: [], callbacks: [], attributes: { marker }, size: 1 });
     this.#scheduleFlush();
-    return this.#waitFor(this.#nextOffset);
+    return this.#waitFor(this.#nextOffset, undefined);
   }
 
   /** The batch to add records to: the last one if it has the same framing, else a new one. */
@@ -176,7 +161,6 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   close(reason: Error): void {
     if (this.status === 'closed') return;
     this.status = 'closed';
-    for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
     const callbacks = this.#queue.flatMap((b) => b.callbacks);
     this.#queue = [];
@@ -197,9 +181,12 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     return this.shard;
   }
 
-  #waitFor(offset: bigint): Promise<void> {
-    if (this.#committed >= offset) return Promise.resolve();
-    return new Promise((resolve, reject) => this.#waiters.push({ offset, resolve, reject }));
+  /** Resolves with `value` once everything up to `offset` is committed (one promise per operation). */
+  #waitFor<T>(offset: bigint, value: T): Promise<T> {
+    if (this.#committed >= offset) return Promise.resolve(value);
+    return new Promise((resolve, reject) =>
+      this.#waiters.push({ offset, resolve: () => resolve(value), reject }),
+    );
   }
 
   #scheduleFlush(): void {
