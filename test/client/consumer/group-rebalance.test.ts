@@ -61,10 +61,10 @@ for (const assignor of ['range', 'roundrobin', 'sticky', 'cooperative-sticky']) 
     const w2 = spawn('w2');
     const w3 = spawn('w3');
     await until(() => balanced([w1, w2, w3]), 15000, 'three members balanced');
-    await w2.stop();
-    await until(() => balanced([w1, w3]), 15000, 'two members balanced');
     const w4 = spawn('w4');
     const w5 = spawn('w5');
+    await until(() => balanced([w1, w2, w3, w4, w5]), 15000, 'five members balanced');
+    await w2.stop();
     await until(() => balanced([w1, w3, w4, w5]), 15000, 'four members balanced');
     await production;
     const live = [w1, w3, w4, w5];
