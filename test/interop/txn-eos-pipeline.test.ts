@@ -95,9 +95,16 @@ test(`exactly-once pipeline killed ${KILLS} times: every input record once, in o
     const proc = Proc.python(PIPELINE, [broker.bootstrap, 'eos-in', 'eos-out', PARTITIONS]);
     try {
       await proc.waitLine((l) => l === 'ready', 60_000);
-      // 0.3-2.3 s after it is ready: while it resumes (fencing, offset fetch) or while it
-      // processes, mostly in the middle of a transaction.
-      await new Promise((r) => setTimeout(r, 300 + Math.floor(random() * 2000)));
+      if (kills % 2 === 0) {
+        // Every other kill lands while it processes (mostly inside a transaction, after its
+        // records were written): wait for its first commit, then 0-0.5 s more.
+        await proc.waitLine((l) => l.startsWith('committed'), 15_000).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 500)));
+      } else {
+        // The others anywhere in 0-2 s after it is ready: while it resumes (fencing the
+        // previous instance, fetching offsets) or while it processes.
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 2000)));
+      }
     } finally {
       await proc.kill('SIGKILL');
     }
