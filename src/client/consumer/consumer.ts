@@ -9,18 +9,18 @@ import { BrokerPool } from '../broker-pool.js';
 import { Coordinators } from '../coordinator.js';
 import { ClientClosedError, ConfigError, IllegalStateError, RequestTimeoutError } from '../errors.js';
 import { Metadata } from '../metadata.js';
+import { AutoCommit } from './auto-commit.js';
 import {
   type ConsumerOptions,
   type Deserializer,
   type ResolvedConsumerOptions,
   resolveConsumerOptions,
 } from './consumer-config.js';
-import { WakeupError } from './consumer-errors.js';
 import { FetchPositions } from './fetch-positions.js';
 import { Fetcher } from './fetcher.js';
 import { GroupMembership, type MembershipHost } from './group-membership.js';
 import { GroupRpc } from './group-rpc.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, listOffsets } from './offset-lookup.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, listOffsetsInOrder } from './offset-lookup.js';
 import { GroupOffsets } from './offsets.js';
 import { SubscriptionState } from './subscription-state.js';
 import type {
@@ -30,6 +30,7 @@ import type {
   TopicPartition,
   TopicPartitionOffset,
 } from './types.js';
+import { Waker } from './waker.js';
 
 export interface ConsumerGroupMetadata {
   groupId: string;
@@ -49,16 +50,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   readonly #rpc: GroupRpc | null;
   readonly #offsets: GroupOffsets | null;
   readonly #positions: FetchPositions;
+  readonly #autoCommit: AutoCommit;
   readonly #kd: Deserializer<K> | null;
   readonly #vd: Deserializer<V> | null;
   #membership: GroupMembership | null = null;
   #listener: RebalanceListener | null = null;
-  #waiters: (() => void)[] = [];
-  #wakeupPending = false;
-  #wakeupRejects = new Set<(e: Error) => void>();
+  readonly #waker = new Waker();
   #polling = false;
   #lastPollAt = Date.now();
-  #nextAutoCommit = 0;
   #seenMetadata = -1;
   #closing = false;
   #closed = false;
@@ -68,16 +67,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const o = this.options;
     this.#pool = new BrokerPool(o);
     this.#metadata = new Metadata(this.#pool, { allowAutoTopicCreation: o.allowAutoCreateTopics });
-    this.#fetcher = new Fetcher(this.#pool, this.#metadata, this.#subs, o, () => this.#signal());
+    this.#fetcher = new Fetcher(this.#pool, this.#metadata, this.#subs, o, () => this.#waker.signal());
     this.#rpc = o.groupId === null ? null : new GroupRpc(o.groupId, new Coordinators(this.#pool), o);
     this.#offsets = this.#rpc === null ? null : new GroupOffsets(this.#rpc, o, () => this.#membership);
     this.#positions = new FetchPositions(this.#pool, this.#metadata, this.#subs, o, this.#offsets, () => {
       this.#fetcher.maybeFetch();
-      this.#signal();
+      this.#waker.signal();
     });
     this.#kd = options.keyDeserializer ?? null;
     this.#vd = options.valueDeserializer ?? null;
-    this.#nextAutoCommit = Date.now() + o.autoCommitIntervalMs;
+    this.#autoCommit = new AutoCommit(o, this.#subs, this.#offsets, () => this.#membership);
   }
 
   // ---- subscription -------------------------------------------------------------------------
@@ -101,7 +100,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     if (this.#membership === null)
       this.#membership = new GroupMembership(this.#rpc, this.options, this.#host());
     else this.#membership.requestRejoin('subscription changed');
-    this.#signal();
+    this.#waker.signal();
   }
 
   /** Manually assigns partitions (no group membership, no rebalancing). */
@@ -117,7 +116,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#metadata.track(...new Set(partitions.map((p) => p.topic)));
     this.#metadata.requestUpdate(true);
     this.#fetcher.purgeStale();
-    this.#signal();
+    this.#waker.signal();
   }
 
   /** Leaves the group (revoking partitions through the listener) or drops the manual assignment. */
@@ -159,16 +158,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const deadline = Date.now() + Math.max(0, timeoutMs);
     try {
       for (;;) {
-        this.#checkWakeup();
+        this.#waker.check();
         if (this.#closing) return [];
         const m = this.#membership;
         if (m !== null) {
           await this.#checkMetadata(m);
           await m.poll();
-          this.#checkWakeup();
+          this.#waker.check();
           if (this.#closing) return [];
         }
-        this.#maybeAutoCommit();
+        this.#autoCommit.maybeCommit();
         this.#positions.update();
         this.#fetcher.maybeFetch();
         const records = await this.#fetcher.collect(this.options.maxPollRecords, this.#kd, this.#vd);
@@ -176,7 +175,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         this.#positions.takeError();
         const left = deadline - Date.now();
         if (left <= 0) return [];
-        await this.#wait(left);
+        await this.#waker.wait(left);
       }
     } finally {
       this.#polling = false;
@@ -194,11 +193,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /** Makes a blocked (or the next) poll()/commitSync()/position() throw WakeupError. Safe from any task. */
   wakeup(): void {
-    this.#wakeupPending = true;
-    for (const reject of this.#wakeupRejects) reject(new WakeupError());
-    if (this.#wakeupRejects.size > 0) this.#wakeupPending = false;
-    this.#wakeupRejects.clear();
-    this.#signal();
+    this.#waker.wakeup();
   }
 
   // ---- offsets ------------------------------------------------------------------------------
@@ -210,10 +205,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   ): Promise<void> {
     this.#ensureNotClosed();
     const g = this.#requireGroup();
-    const list = offsets ?? this.#consumedOffsets(null);
+    const list = offsets ?? this.#autoCommit.consumed(null);
     if (list.length === 0) return;
-    this.#checkWakeup();
-    await this.#wakeable(
+    this.#waker.check();
+    await this.#waker.wakeable(
       g.commit(list, true, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
     );
   }
@@ -227,7 +222,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const g = this.#requireGroup();
     const cb = typeof offsets === 'function' ? offsets : callback;
     const list =
-      typeof offsets === 'function' || offsets === undefined ? this.#consumedOffsets(null) : [...offsets];
+      typeof offsets === 'function' || offsets === undefined ? this.#autoCommit.consumed(null) : [...offsets];
     if (list.length === 0) {
       cb?.(null, list);
       return Promise.resolve();
@@ -247,7 +242,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   ): Promise<(TopicPartitionOffset | null)[]> {
     this.#ensureNotClosed();
     const g = this.#requireGroup();
-    const found = await this.#wakeable(
+    const found = await this.#waker.wakeable(
       g.fetch(partitions, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
     );
     return partitions.map((tp) => {
@@ -270,13 +265,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const s = this.#subs.require(tp);
     const deadline = Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs);
     while (!s.hasValidPosition) {
-      this.#checkWakeup();
+      this.#waker.check();
       this.#positions.update();
       this.#positions.takeError();
       const left = deadline - Date.now();
       if (left <= 0)
         throw new RequestTimeoutError(`no position for ${tp.topic}-${tp.partition} within the timeout`);
-      await this.#wait(Math.min(left, 100));
+      await this.#waker.wait(Math.min(left, 100));
     }
     return s.position!;
   }
@@ -286,21 +281,21 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     if (o < 0n) throw new ConfigError('seek offset must not be negative');
     this.#subs.require(tp).seek(o);
     this.#fetcher.purgeStale();
-    this.#signal();
+    this.#waker.signal();
   }
 
   seekToBeginning(partitions?: readonly TopicPartition[]): void {
     for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned())
       s.requestReset('earliest');
     this.#fetcher.purgeStale();
-    this.#signal();
+    this.#waker.signal();
   }
 
   seekToEnd(partitions?: readonly TopicPartition[]): void {
     for (const s of partitions?.map((tp) => this.#subs.require(tp)) ?? this.#subs.assigned())
       s.requestReset('latest');
     this.#fetcher.purgeStale();
-    this.#signal();
+    this.#waker.signal();
   }
 
   /** For each partition, the earliest offset whose timestamp is ≥ the given time (null if none). */
@@ -311,34 +306,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#ensureOpen();
     if (query.some((q) => q.timestamp < 0))
       throw new ConfigError('offsetsForTimes timestamps must not be negative');
-    // One ListOffsets names each partition once: ask repeated partitions in further rounds.
-    const rounds: (TopicPartition & { timestamp: number; index: number })[][] = [];
-    const seen = new Map<string, number>();
-    query.forEach((q, index) => {
-      const k = `${q.topic}\u0000${q.partition}`;
-      const round = seen.get(k) ?? 0;
-      seen.set(k, round + 1);
-      let list = rounds[round];
-      if (list === undefined) {
-        list = [];
-        rounds[round] = list;
-      }
-      list.push({ ...q, index });
-    });
-    const out: (OffsetAndTimestamp | null)[] = query.map(() => null);
-    for (const round of rounds) {
-      const res = await this.#wakeable(
-        listOffsets(
-          this.#pool,
-          this.#metadata,
-          round.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: BigInt(q.timestamp) })),
-          this.options.isolationLevel,
-          opts.timeoutMs ?? this.options.defaultApiTimeoutMs,
-        ),
-      );
-      for (const q of round) out[q.index] = res.get(`${q.topic}\u0000${q.partition}`) ?? null;
-    }
-    return out;
+    return this.#waker.wakeable(
+      listOffsetsInOrder(
+        this.#pool,
+        this.#metadata,
+        query.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: BigInt(q.timestamp) })),
+        this.options.isolationLevel,
+        opts.timeoutMs ?? this.options.defaultApiTimeoutMs,
+      ),
+    );
   }
 
   beginningOffsets(
@@ -359,16 +335,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     timeoutMs?: number,
   ): Promise<bigint[]> {
     this.#ensureOpen();
-    const res = await this.#wakeable(
-      listOffsets(
+    const res = await this.#waker.wakeable(
+      listOffsetsInOrder(
         this.#pool,
         this.#metadata,
-        partitions.map((p) => ({ ...p, timestamp: ts })),
+        partitions.map((p) => ({ topic: p.topic, partition: p.partition, timestamp: ts })),
         this.options.isolationLevel,
         timeoutMs ?? this.options.defaultApiTimeoutMs,
       ),
     );
-    return partitions.map((p) => res.get(`${p.topic}\u0000${p.partition}`)?.offset ?? -1n);
+    return res.map((r) => r?.offset ?? -1n);
   }
 
   /** The topic's partitions and their leaders (waits for metadata; auto-creates if allowed). */
@@ -377,7 +353,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     opts: { timeoutMs?: number } = {},
   ): Promise<{ topic: string; partition: number; leader: number }[]> {
     this.#ensureOpen();
-    const t = await this.#wakeable(
+    const t = await this.#waker.wakeable(
       this.#metadata.waitForTopic(topic, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
     );
     if (t === null) throw new RequestTimeoutError(`no metadata for topic ${topic} within the timeout`);
@@ -393,7 +369,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   resume(partitions: readonly TopicPartition[]): void {
     for (const tp of partitions) this.#subs.require(tp).paused = false;
     this.#fetcher.maybeFetch();
-    this.#signal();
+    this.#waker.signal();
   }
 
   paused(): TopicPartition[] {
@@ -430,14 +406,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   async close(opts: { timeoutMs?: number } = {}): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    this.#signal();
+    this.#waker.signal();
     const work = (async () => {
       const m = this.#membership;
       if (m !== null) {
         await this.#giveUpPartitions(m);
         await m.leave('the consumer is being closed');
-      } else if (this.options.enableAutoCommit && this.#offsets !== null) {
-        await this.#autoCommitSync(null).catch(() => {});
+      } else if (this.#autoCommit.enabled) {
+        await this.#autoCommit.commitSync(null).catch(() => {});
       }
     })();
     let timer: NodeJS.Timeout | undefined;
@@ -453,7 +429,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       this.#metadata.close();
       this.#pool.close();
       this.#closed = true;
-      this.#signal();
+      this.#waker.signal();
     }
   }
 
@@ -461,9 +437,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const owned = this.#subs.assignedPartitions();
     const valid = m.generation.generationId >= 0;
     if (valid)
-      await this.#autoCommitSync(null).catch((err: Error) =>
-        this.options.logger('warn', 'auto commit before leaving failed', { error: err.message }),
-      );
+      await this.#autoCommit
+        .commitSync(null)
+        .catch((err: Error) =>
+          this.options.logger('warn', 'auto commit before leaving failed', { error: err.message }),
+        );
     const l = this.#listener;
     if (owned.length > 0 && l !== null) {
       const fn = valid ? l.onPartitionsRevoked : (l.onPartitionsLost ?? l.onPartitionsRevoked);
@@ -501,9 +479,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         }
         return out;
       },
-      autoCommitSync: (tps) => this.#autoCommitSync(tps),
+      autoCommitSync: (tps) => this.#autoCommit.commitSync(tps),
       listener: () => this.#listener,
-      signal: () => this.#signal(),
+      signal: () => this.#waker.signal(),
       pollClock: () => ({ inPoll: this.#polling, lastPollAt: this.#lastPollAt }),
     };
   }
@@ -527,78 +505,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     m.checkTopicCounts((t) => this.#metadata.topic(t)?.partitions.length);
   }
 
-  #consumedOffsets(only: TopicPartition[] | null): TopicPartitionOffset[] {
-    const keys = only === null ? null : new Set(only.map((tp) => `${tp.topic}\u0000${tp.partition}`));
-    const out: TopicPartitionOffset[] = [];
-    for (const s of this.#subs.assigned()) {
-      if (!s.hasValidPosition || (keys !== null && !keys.has(s.key))) continue;
-      out.push({
-        topic: s.topic,
-        partition: s.partition,
-        offset: s.position!,
-        leaderEpoch: s.positionLeaderEpoch,
-        metadata: '',
-      });
-    }
-    return out;
-  }
-
-  async #autoCommitSync(tps: TopicPartition[] | null): Promise<void> {
-    if (!this.options.enableAutoCommit || this.#offsets === null) return;
-    const list = this.#consumedOffsets(tps);
-    if (list.length === 0) return;
-    await this.#offsets.commit(list, true, Date.now() + this.options.defaultApiTimeoutMs);
-  }
-
-  #maybeAutoCommit(): void {
-    if (!this.options.enableAutoCommit || this.#offsets === null || Date.now() < this.#nextAutoCommit) return;
-    const m = this.#membership;
-    if (m !== null && (m.state !== 'STABLE' || m.generation.generationId < 0)) return;
-    this.#nextAutoCommit = Date.now() + this.options.autoCommitIntervalMs;
-    const list = this.#consumedOffsets(null);
-    if (list.length === 0) return;
-    this.#offsets.commit(list, false, Date.now() + this.options.requestTimeoutMs).catch((err: Error) => {
-      this.options.logger('warn', 'auto commit failed', { error: err.message });
-    });
-  }
-
   #requireGroup(): GroupOffsets {
     if (this.#offsets === null) throw new ConfigError('this operation needs a groupId');
     return this.#offsets;
-  }
-
-  #checkWakeup(): void {
-    if (this.#wakeupPending) {
-      this.#wakeupPending = false;
-      throw new WakeupError();
-    }
-  }
-
-  /** Races a blocking operation against wakeup(). */
-  #wakeable<T>(p: Promise<T>): Promise<T> {
-    this.#checkWakeup();
-    return new Promise<T>((resolve, reject) => {
-      this.#wakeupRejects.add(reject);
-      p.then(resolve, reject).finally(() => this.#wakeupRejects.delete(reject));
-    });
-  }
-
-  #wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#waiters.push(done);
-    });
-  }
-
-  #signal(): void {
-    const w = this.#waiters;
-    if (w.length === 0) return;
-    this.#waiters = [];
-    for (const done of w) done();
   }
 
   /** Commits and lookups stay possible while close() runs the rebalance listener. */

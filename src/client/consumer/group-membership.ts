@@ -17,16 +17,12 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { DecodeError } from '../../protocol/primitives/errors.js';
 import { backoffMs } from '../config.js';
 import { ClientClosedError, KafkaClientError, KafkaResponseError } from '../errors.js';
-import type { GroupMemberInfo, MemberAssignment, RebalanceProtocol } from './assignors/assignor.js';
-import {
-  decodeAssignment,
-  decodeSubscription,
-  encodeAssignment,
-  encodeSubscription,
-} from './assignors/consumer-protocol.js';
+import type { MemberAssignment, RebalanceProtocol } from './assignors/assignor.js';
+import { decodeAssignment, encodeSubscription } from './assignors/consumer-protocol.js';
 import type { ResolvedConsumerOptions } from './consumer-config.js';
 import { RebalanceListenerError } from './consumer-errors.js';
 import type { Generation, GroupRpc } from './group-rpc.js';
+import { assignAsLeader } from './leader-assignment.js';
 import { type RebalanceListener, type TopicPartition, tpKey } from './types.js';
 
 /** What the membership needs from the consumer. */
@@ -301,7 +297,9 @@ export class GroupMembership {
           let counts: Map<string, number> | null = null;
           let assignments: { memberId: string; assignment: Buffer }[] = [];
           if (leader && !res.skipAssignment) {
-            const r = await this.#assign(protocol, res.members);
+            const r = await assignAsLeader(this.#opts, protocol, this.#protocol, res.members, (t) =>
+              this.#host.partitionCounts(t),
+            );
             counts = r.counts;
             assignments = r.assignments;
           }
@@ -351,47 +349,6 @@ export class GroupMembership {
       }
       if (retry) await sleep(backoffMs(this.#opts.retryBackoffMs, this.#opts.retryBackoffMaxMs, attempt));
     }
-  }
-
-  /** Leader: decode subscriptions, fetch metadata, run the group's assignor, encode the result. */
-  async #assign(
-    protocol: string,
-    members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[],
-  ) {
-    const assignor = this.#opts.assignors.find((a) => a.name === protocol);
-    if (assignor === undefined)
-      throw new KafkaResponseError(
-        ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
-        `group chose assignor "${protocol}", which this consumer does not have`,
-      );
-    const infos: GroupMemberInfo[] = members.map((m) => {
-      try {
-        return {
-          memberId: m.memberId,
-          groupInstanceId: m.groupInstanceId,
-          subscription: decodeSubscription(m.metadata),
-        };
-      } catch (err) {
-        // A member whose metadata we cannot read gets nothing rather than breaking the group.
-        this.#opts.logger('warn', 'unreadable member subscription', {
-          member: m.memberId,
-          error: (err as Error).message,
-        });
-        return {
-          memberId: m.memberId,
-          groupInstanceId: m.groupInstanceId,
-          subscription: { topics: [], userData: null, ownedPartitions: [], generationId: -1, rackId: null },
-        };
-      }
-    });
-    const topics = [...new Set(infos.flatMap((i) => i.subscription.topics))];
-    const counts = await this.#host.partitionCounts(topics);
-    const result = assignor.assign({ partitionCount: (t) => counts.get(t) }, infos, this.#protocol);
-    const assignments = infos.map((i) => ({
-      memberId: i.memberId,
-      assignment: encodeAssignment(result.get(i.memberId) ?? { partitions: [], userData: null }),
-    }));
-    return { counts, assignments };
   }
 
   /** Forgets the generation (and the member id if the coordinator no longer knows it). Returns true if partitions are now lost. */

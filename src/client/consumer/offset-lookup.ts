@@ -158,3 +158,42 @@ async function askLeader(
   }
   return out;
 }
+
+/**
+ * Answers in the order asked, null where no offset matches. One ListOffsets may name a partition
+ * only once, so repeated partitions are asked in further rounds.
+ */
+export async function listOffsetsInOrder(
+  pool: BrokerPool,
+  metadata: Metadata,
+  queries: readonly OffsetQuery[],
+  isolationLevel: number,
+  timeoutMs: number,
+): Promise<(ListedOffset | null)[]> {
+  const rounds: { q: OffsetQuery; index: number }[][] = [];
+  const seen = new Map<string, number>();
+  queries.forEach((q, index) => {
+    const k = tpKey(q.topic, q.partition);
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
+    let list = rounds[round];
+    if (list === undefined) {
+      list = [];
+      rounds[round] = list;
+    }
+    list.push({ q, index });
+  });
+  const out: (ListedOffset | null)[] = queries.map(() => null);
+  const deadline = Date.now() + timeoutMs;
+  for (const round of rounds) {
+    const res = await listOffsets(
+      pool,
+      metadata,
+      round.map((r) => r.q),
+      isolationLevel,
+      Math.max(0, deadline - Date.now()),
+    );
+    for (const r of round) out[r.index] = res.get(tpKey(r.q.topic, r.q.partition)) ?? null;
+  }
+  return out;
+}
