@@ -4,7 +4,7 @@
 // `replication-offset-checkpoint`, `cleaner-offset-checkpoint`) and each partition's
 // `leader-epoch-checkpoint`. Writes are atomic (tmp + fsync + rename); a file that fails to
 // parse is reported as corrupt (null) so callers fall back to recovery, never to guesses.
-import { readFileOrNull, writeFileAtomic } from './fs-util.js';
+import { readFileOrNull, type SyncMode, writeFileAtomic } from './fs-util.js';
 
 const VERSION = 0;
 const INT64 = /^-?\d{1,19}$/;
@@ -99,8 +99,8 @@ export async function readEpochCheckpoint(path: string): Promise<EpochEntry[] | 
   return out;
 }
 
-export function writeEpochCheckpoint(path: string, entries: readonly EpochEntry[]): Promise<void> {
+export function writeEpochCheckpoint(path: string, entries: readonly EpochEntry[], sync: SyncMode = true): Promise<void> {
   let s = `${VERSION}\n${entries.length}\n`;
   for (const e of entries) s += `${e.epoch} ${e.startOffset}\n`;
-  return writeFileAtomic(path, s);
+  return writeFileAtomic(path, s, sync);
 }

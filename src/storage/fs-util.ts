@@ -83,6 +83,22 @@ export function ftruncateFd(fd: number, length: number): Promise<void> {
   return new Promise((resolve, reject) => fs.ftruncate(fd, length, (err) => (err ? reject(err) : resolve())));
 }
 
+/** fsync of an existing file by path (no-op when it does not exist). */
+export async function syncFile(path: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = await openFd(path, 'r');
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw err;
+  }
+  try {
+    await fsyncFd(fd);
+  } finally {
+    await closeFd(fd);
+  }
+}
+
 /** fsync of a directory, so that renames and creations in it survive a power loss. */
 export async function fsyncDir(dir: string): Promise<void> {
   let fd: number;
@@ -101,29 +117,54 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /**
+ * How durable an atomic replace is: `true` fsyncs the file and its directory; `'file'` only the
+ * file (the caller fsyncs the directory once for several files); `false` neither (a crash of
+ * the process keeps it, a power cut may not).
+ */
+export type SyncMode = boolean | 'file';
+
+/**
  * Replaces `path` atomically: write `path.tmp`, fsync it, rename over `path`, fsync the
  * directory. A crash leaves either the old or the new content, never a torn file.
  */
-export async function writeFileAtomic(path: string, data: Buffer | string, sync = true): Promise<void> {
+export async function writeFileAtomic(path: string, data: Buffer | string, sync: SyncMode = true): Promise<void> {
   const tmp = `${path}.tmp`;
   const fd = await openFd(tmp, 'w');
   try {
     await writeAt(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, 0);
-    if (sync) await fsyncFd(fd);
+    if (sync !== false) await fsyncFd(fd);
   } finally {
     await closeFd(fd);
   }
   await fs.promises.rename(tmp, path);
-  if (sync) await fsyncDir(dirname(path));
+  if (sync === true) await fsyncDir(dirname(path));
 }
 
-/** Reads a whole file, or returns null when it does not exist. */
+/**
+ * Reads a whole file, or returns null when it does not exist. Open, read until a short read,
+ * close: no fstat and no FileHandle, which matters when opening thousands of partitions.
+ */
 export async function readFileOrNull(path: string): Promise<Buffer | null> {
+  let fd: number;
   try {
-    return await fs.promises.readFile(path);
+    fd = await openFd(path, 'r');
   } catch (err) {
     if (isNotFound(err)) return null;
     throw err;
+  }
+  try {
+    let buf = Buffer.allocUnsafe(8192);
+    let len = 0;
+    for (;;) {
+      const n = await readInto(fd, buf.subarray(len), len);
+      len += n;
+      if (len < buf.length) return buf.subarray(0, len);
+      const bigger = Buffer.allocUnsafe(buf.length * 4);
+      buf.copy(bigger);
+      buf = bigger;
+    }
+  } finally {
+    await closeFd(fd);
   }
 }
 

@@ -118,15 +118,23 @@ export class LeaderEpochCache {
     this.#dirty = true;
   }
 
-  /** Persists the cache if it changed since the last write. */
-  flush(): Promise<void> {
-    if (!this.#dirty) return this.#writing;
+  /**
+   * Persists the cache if it changed since the last write. With `syncDir: false` the caller
+   * fsyncs the directory itself. Resolves true when a file was written.
+   */
+  async flush(syncDir = true): Promise<boolean> {
+    if (!this.#dirty) {
+      await this.#writing;
+      return false;
+    }
     this.#dirty = false;
     const snapshot = this.#entries.slice();
+    const mode = syncDir ? true : 'file';
     this.#writing = this.#writing.then(
-      () => writeEpochCheckpoint(this.#path, snapshot),
-      () => writeEpochCheckpoint(this.#path, snapshot),
+      () => writeEpochCheckpoint(this.#path, snapshot, mode),
+      () => writeEpochCheckpoint(this.#path, snapshot, mode),
     );
-    return this.#writing;
+    await this.#writing;
+    return true;
   }
 }

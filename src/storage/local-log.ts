@@ -42,6 +42,8 @@ export interface LocalLogHooks {
   onRoll(offset: bigint): (() => Promise<void>) | null;
   /** Batches were written and are visible (LEO moved). */
   onWritten(): void;
+  /** Runs before the recovery point moves (metadata the skipped batches imply goes to disk). */
+  beforeRecoveryPoint(): Promise<void>;
   /** The log's files failed: the log goes offline. */
   onFailure(err: Error): void;
   now(): number;
@@ -274,6 +276,7 @@ export class LocalLog {
 
   async #flushSegmentsBelow(upTo: bigint): Promise<void> {
     for (const s of this.segments) if (s.baseOffset < upTo) await s.flush();
+    await this.#hooks.beforeRecoveryPoint();
     if (upTo > this.recoveryPoint) this.recoveryPoint = upTo;
   }
 

@@ -4,7 +4,7 @@
 // indexes, the leader-epoch cache, producer state and the `.txnindex` of what was recovered.
 // After a clean shutdown only the tail of the last segment is checked.
 import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { lastOffsetOf, leaderEpochOf, maxTimestampOf, producerBatchOf } from './batch-info.js';
 import {
   CLEANED_SUFFIX,
@@ -19,8 +19,8 @@ import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { LocalLog } from './local-log.js';
 import type { LogConfig } from './log-config.js';
 import { applyRange } from './log-replay.js';
-import { LogSegment } from './log-segment.js';
-import { readPartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
+import { isSmallLog, LogSegment } from './log-segment.js';
+import { readPartitionMetadata, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
 import { ProducerSnapshots } from './producer-snapshots.js';
 import { ProducerStateManager } from './producer-state.js';
 import { scanSegment } from './segment-scanner.js';
@@ -43,6 +43,8 @@ export interface LoadLogParams {
   cleanShutdown: boolean;
   /** Topic id to record when `partition.metadata` is missing. */
   topicId?: string;
+  /** A log just created (its partition.metadata is not fsynced yet). */
+  created?: boolean;
 }
 
 export interface LoadReport {
@@ -52,10 +54,9 @@ export interface LoadReport {
   problems: string[];
 }
 
-/** Removes leftovers of interrupted operations and returns the segments' base offsets. */
-async function tidy(dir: string, report: LoadReport): Promise<bigint[]> {
-  await completeSwaps(dir);
-  const names = await fsp.readdir(dir);
+/** Removes leftovers of interrupted operations; returns the segments' and snapshots' offsets. */
+async function tidy(dir: string, report: LoadReport): Promise<{ bases: bigint[]; snapshots: bigint[]; names: Set<string> }> {
+  const names = await completeSwaps(dir);
   const logs = new Set<bigint>();
   for (const name of names) {
     const parsed = parseOffsetFileName(name);
@@ -74,16 +75,12 @@ async function tidy(dir: string, report: LoadReport): Promise<bigint[]> {
       report.problems.push(`removed orphan ${name}`);
     }
   }
-  return [...logs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-async function snapshotOffsets(dir: string): Promise<bigint[]> {
-  const out: bigint[] = [];
-  for (const name of await fsp.readdir(dir)) {
+  const snapshots: bigint[] = [];
+  for (const name of names) {
     const parsed = parseOffsetFileName(name);
-    if (parsed !== null && parsed.state === '' && parsed.suffix === SNAPSHOT_SUFFIX) out.push(parsed.offset);
+    if (parsed !== null && parsed.state === '' && parsed.suffix === SNAPSHOT_SUFFIX) snapshots.push(parsed.offset);
   }
-  return out;
+  return { bases: [...logs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), snapshots, names: new Set(names) };
 }
 
 export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; report: LoadReport }> {
@@ -91,7 +88,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   const { dir, env, config } = p;
   const limits = { indexIntervalBytes: config.indexIntervalBytes, segmentIndexBytes: config.segmentIndexBytes };
   const now = env.now();
-  const bases = await tidy(dir, report);
+  const { bases, snapshots: snapshotList, names } = await tidy(dir, report);
   const segments: LogSegment[] = [];
   for (const base of bases) {
     const st = await fsp.stat(join(dir, `${base.toString().padStart(20, '0')}${LOG_SUFFIX}`));
@@ -102,16 +99,20 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   }
   for (let i = 0; i + 1 < segments.length; i++) segments[i]!.nextOffset = segments[i + 1]!.baseOffset;
 
-  const { cache: epochs, corrupt: epochsCorrupt } = await LeaderEpochCache.load(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+  const { cache: epochs, corrupt: epochsCorrupt } = names.has(LEADER_EPOCH_CHECKPOINT_FILE)
+    ? await LeaderEpochCache.load(join(dir, LEADER_EPOCH_CHECKPOINT_FILE))
+    : { cache: LeaderEpochCache.empty(join(dir, LEADER_EPOCH_CHECKPOINT_FILE)), corrupt: false };
   if (epochsCorrupt) report.problems.push('leader-epoch-checkpoint is corrupt; rebuilt from the batches');
-  const snapshots = new ProducerSnapshots(dir, await snapshotOffsets(dir));
+  const snapshots = new ProducerSnapshots(dir, snapshotList);
   const producers = new ProducerStateManager();
   const logStart = p.logStartOffset !== undefined && p.logStartOffset > segments[0]!.baseOffset ? p.logStartOffset : segments[0]!.baseOffset;
 
   // Which segments to scan: after a clean shutdown only the last one (from its last index
   // entry); otherwise every segment from the one holding the recovery point.
+  const small = isSmallLog(segments);
   let firstToRecover: number;
-  if (p.cleanShutdown && p.recoveryPoint !== undefined) firstToRecover = segments.length - 1;
+  if (small) firstToRecover = 0;
+  else if (p.cleanShutdown && p.recoveryPoint !== undefined) firstToRecover = segments.length - 1;
   else if (p.recoveryPoint === undefined) firstToRecover = 0;
   else {
     firstToRecover = 0;
@@ -120,7 +121,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   const recoverFrom = segments[firstToRecover]!.baseOffset;
 
   // Producer state: newest snapshot, then the batches between it and the recovered part.
-  const snap = await snapshots.readLatest(2n ** 63n - 1n);
+  const snap = small ? null : await snapshots.readLatest(2n ** 63n - 1n);
   let applyFrom = logStart;
   if (snap !== null && snap.offset >= logStart) {
     producers.loadSnapshot(snap.entries, snap.offset);
@@ -130,6 +131,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   const local = new LocalLog(dir, segments, 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
     onRoll: (offset) => log.snapshotForRoll(offset),
     onWritten: () => log.notify(),
+    beforeRecoveryPoint: () => log.persistMetadata(),
     onFailure: (err) => env.onError(err, `log ${dir}`),
     now: env.now,
   });
@@ -142,7 +144,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   for (let i = firstToRecover; i < segments.length; i++) {
     const seg = segments[i]!;
     let result: { validEnd: number; problem: string | null };
-    if (clean && (await seg.ensureIndexes().then(() => true, () => false)) && seg.offsetIndex.entries > 0) {
+    if (clean && !small && (await seg.ensureIndexes().then(() => true, () => false))) {
       result = await recoverTail(seg, local, epochs);
       tailOnly = true;
     } else {
@@ -154,15 +156,19 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
         if (base >= applyFrom) {
           const done = producers.apply(producerBatchOf(buf, pos, size));
           if (done?.aborted) {
-            aborted.push({ ...done, lastStableOffset: producers.lastStableOffsetAfter(done) });
+            const { producerId, firstOffset, lastOffset } = done;
+            aborted.push({ producerId, firstOffset, lastOffset, lastStableOffset: producers.lastStableOffsetAfter(done) });
           }
         }
         return true;
       });
       // Entries for markers below `applyFrom` were not replayed: keep them from the file.
-      await seg.txnIndex.load();
-      const kept = seg.txnIndex.entries.filter((e) => e.lastOffset < applyFrom);
-      await seg.txnIndex.reset([...kept, ...aborted]);
+      const hasTxnFile = names.has(basename(seg.txnIndex.path));
+      if (hasTxnFile && applyFrom > seg.baseOffset) await seg.txnIndex.load();
+      const kept = hasTxnFile ? seg.txnIndex.entries.filter((e) => e.lastOffset < applyFrom) : [];
+      if (hasTxnFile || aborted.length > 0) await seg.txnIndex.reset([...kept, ...aborted]);
+      // After a clean shutdown the files on disk already say this (or are rebuilt next time).
+      if (clean && result.problem === null) seg.markIndexesPersisted();
     }
     report.recoveredSegments++;
     if (result.problem !== null) {
@@ -206,10 +212,13 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   epochs.truncateFromStart(logStart);
 
   // Make what recovery produced durable, so the next start can skip it.
-  for (const seg of segments.slice(firstToRecover)) {
-    seg.unflushed = true;
-    await seg.flush();
-    if (seg !== last) await seg.persistIndexes(true);
+  if (!clean || report.truncatedBytes > 0) {
+    for (const seg of segments.slice(firstToRecover)) {
+      if (seg.size === 0) continue;
+      seg.unflushed = true;
+      await seg.flush();
+      if (seg !== last) await seg.persistIndexes(true);
+    }
   }
   local.recoveryPoint = leo;
   await epochs.flush();
@@ -219,11 +228,57 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   if (hw > leo) hw = leo;
   if (hw < logStart) hw = logStart;
   const log: UnifiedLog = new UnifiedLog(
-    { topic: p.topic, partition: p.partition, dir, topicId, local, producers, snapshots, epochs, logStartOffset: logStart, highWatermark: hw },
+    {
+      topic: p.topic,
+      partition: p.partition,
+      dir,
+      topicId,
+      local,
+      producers,
+      snapshots,
+      epochs,
+      logStartOffset: logStart,
+      highWatermark: hw,
+      metadataSynced: p.created !== true,
+    },
     env,
   );
   if (logStart > leo) await log.truncateFullyAndStartAt(logStart);
   return { log, report };
+}
+
+/** A brand-new, empty log in the (just created, empty) directory `p.dir`. */
+export async function createNewLog(p: LoadLogParams & { topicId: string }): Promise<UnifiedLog> {
+  const { dir, env, config } = p;
+  const limits = { indexIntervalBytes: config.indexIntervalBytes, segmentIndexBytes: config.segmentIndexBytes };
+  await writePartitionMetadata(dir, p.topicId, true);
+  const segment = await LogSegment.create(dir, 0n, env.cache, limits, env.now(), true);
+  const epochs = LeaderEpochCache.empty(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+  const producers = new ProducerStateManager();
+  const local = new LocalLog(dir, [segment], 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
+    onRoll: (offset) => log.snapshotForRoll(offset),
+    onWritten: () => log.notify(),
+    beforeRecoveryPoint: () => log.persistMetadata(),
+    onFailure: (err) => env.onError(err, `log ${dir}`),
+    now: env.now,
+  });
+  const log: UnifiedLog = new UnifiedLog(
+    {
+      topic: p.topic,
+      partition: p.partition,
+      dir,
+      topicId: p.topicId,
+      local,
+      producers,
+      snapshots: new ProducerSnapshots(dir, []),
+      epochs,
+      logStartOffset: 0n,
+      highWatermark: 0n,
+      metadataSynced: false,
+    },
+    env,
+  );
+  return log;
 }
 
 /**
@@ -231,7 +286,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
  * (a valid index points at a valid batch) to learn the log end offset.
  */
 async function recoverTail(seg: LogSegment, local: LocalLog, epochs: LeaderEpochCache): Promise<{ validEnd: number; problem: string | null }> {
-  const lastEntry = seg.offsetIndex.lookup(2n ** 62n);
+  const lastEntry = seg.offsetIndex.entries > 0 ? seg.offsetIndex.lookup(2n ** 62n) : { position: 0 };
   let next = seg.baseOffset;
   const result = await local.cache.with(seg.file, (fd) =>
     scanSegment(fd, lastEntry.position, seg.size, { verifyCrc: true }, (buf, pos) => {

@@ -21,9 +21,9 @@ import {
 import { fsyncDir, readFileOrNull, writeFileAtomic } from './fs-util.js';
 import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
 import { LogCleaner } from './log-cleaner.js';
-import { loadLog } from './log-loader.js';
+import { createNewLog, loadLog } from './log-loader.js';
 import type { LogSegment } from './log-segment.js';
-import { ensureMetaProperties, writePartitionMetadata } from './partition-metadata.js';
+import { ensureMetaProperties, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
 import { TailCacheBudget } from './tail-cache.js';
 import type { PartitionLog } from './types.js';
 import { type LogEnvironment, UnifiedLog } from './unified-log.js';
@@ -49,7 +49,7 @@ export interface LogManagerOptions {
   checkpointIntervalMs?: number;
   /** `producer.id.expiration.ms`, default 86400000. */
   producerIdExpirationMs?: number;
-  /** Logs recovered in parallel at open (`num.recovery.threads.per.data.dir`-like). Default 8. */
+  /** Logs recovered in parallel at open (`num.recovery.threads.per.data.dir`-like). Default 32. */
   recoveryConcurrency?: number;
   /** Clock in ms (tests). Default `Date.now`. */
   now?: () => number;
@@ -86,11 +86,14 @@ export class LogManager {
   readonly #overrides = new Map<string, Partial<LogConfig>>();
   readonly #logs = new Map<string, Entry>();
   readonly #creating = new Map<string, Promise<UnifiedLog>>();
+  /** Logs per log dir: new partitions go to the emptiest. */
+  readonly #dirCounts = new Map<string, number>();
   readonly #cache: FileHandleCache;
   readonly #env: LogEnvironment;
   readonly #options: LogManagerOptions;
   readonly #cleaner: LogCleaner;
   readonly #pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
+  readonly #deleting = new Set<Promise<void>>();
   #timers: NodeJS.Timeout[] = [];
   #busy = new Set<string>();
   #checkpointChain: Promise<void> = Promise.resolve();
@@ -149,7 +152,7 @@ export class LogManager {
       const parsed = parsePartitionDir(d.name);
       if (parsed !== null) partitions.push({ name: d.name, ...parsed });
     }
-    await mapLimit(partitions, this.#options.recoveryConcurrency ?? 8, async (p) => {
+    await mapLimit(partitions, this.#options.recoveryConcurrency ?? 32, async (p) => {
       const key = partitionKey(p.topic, p.partition);
       if (this.#logs.has(key)) {
         throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Duplicate log directories for ${p.topic}-${p.partition}`);
@@ -166,11 +169,16 @@ export class LogManager {
         cleanShutdown,
       });
       for (const problem of r.problems) this.#env.onError(new Error(problem), `recovery of ${p.topic}-${p.partition}`);
-      this.#logs.set(key, { log, dir });
+      this.#register(key, { log, dir });
     });
     // From now on a crash must be detected: the marker goes until the next clean shutdown.
     await fsp.rm(join(dir, CLEAN_SHUTDOWN_FILE), { force: true });
     await this.#writeCheckpoints(dir);
+  }
+
+  #register(key: string, entry: Entry): void {
+    this.#logs.set(key, entry);
+    this.#dirCounts.set(entry.dir, (this.#dirCounts.get(entry.dir) ?? 0) + 1);
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
@@ -183,7 +191,14 @@ export class LogManager {
     if (options.config !== undefined) this.updateConfig(topic, options.config);
     const key = partitionKey(topic, partition);
     const existing = this.#logs.get(key);
-    if (existing !== undefined) return existing.log;
+    if (existing !== undefined) {
+      // partition.metadata is not fsynced at creation; repair it if a power cut lost it.
+      if (existing.log.topicId === ZERO_TOPIC_ID && options.topicId !== ZERO_TOPIC_ID) {
+        existing.log.topicId = options.topicId;
+        await writePartitionMetadata(existing.log.dir, options.topicId);
+      }
+      return existing.log;
+    }
     let pending = this.#creating.get(key);
     if (pending === undefined) {
       pending = this.#create(topic, partition, options.topicId).finally(() => this.#creating.delete(key));
@@ -196,14 +211,10 @@ export class LogManager {
     if (!/^[a-zA-Z0-9._-]{1,249}$/.test(topic) || !Number.isInteger(partition) || partition < 0) {
       throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Invalid topic partition ${topic}-${partition}`);
     }
-    const counts = new Map<string, number>(this.logDirs.map((d) => [d, 0]));
-    for (const e of this.#logs.values()) counts.set(e.dir, (counts.get(e.dir) ?? 0) + 1);
-    const root = [...counts.entries()].sort((a, b) => a[1] - b[1])[0]![0];
+    let root = this.logDirs[0]!;
+    for (const d of this.logDirs) if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
     const dir = join(root, partitionDirName(topic, partition));
-    await fsp.mkdir(dir, { recursive: true });
-    await writePartitionMetadata(dir, topicId);
-    await fsyncDir(root);
-    const { log } = await loadLog({
+    const params = {
       dir,
       topic,
       partition,
@@ -214,8 +225,18 @@ export class LogManager {
       highWatermark: undefined,
       cleanShutdown: false,
       topicId,
-    });
-    this.#logs.set(partitionKey(topic, partition), { log, dir: root });
+    };
+    let log: UnifiedLog;
+    try {
+      await fsp.mkdir(dir);
+      log = await createNewLog(params);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EEXIST') throw err;
+      // A directory this manager did not load (left by something else): recover what it holds.
+      await writePartitionMetadata(dir, topicId);
+      log = (await loadLog({ ...params, created: true })).log;
+    }
+    this.#register(partitionKey(topic, partition), { log, dir: root });
     return log;
   }
 
@@ -225,6 +246,7 @@ export class LogManager {
     const entry = this.#logs.get(key);
     if (entry === undefined) return;
     this.#logs.delete(key);
+    this.#dirCounts.set(entry.dir, (this.#dirCounts.get(entry.dir) ?? 1) - 1);
     const log = entry.log;
     await log.local.whenIdle().catch(() => undefined);
     log.markClosed();
@@ -302,7 +324,15 @@ export class LogManager {
     const timer = this.#pendingDeletes.get(seg);
     if (timer !== undefined) clearTimeout(timer);
     this.#pendingDeletes.delete(seg);
-    return seg.deleteFiles().catch((err: unknown) => this.#env.onError(err as Error, `deleting ${seg.file.path}`));
+    const run = seg.deleteFiles().catch((err: unknown) => this.#env.onError(err as Error, `deleting ${seg.file.path}`));
+    this.#deleting.add(run);
+    return run.finally(() => this.#deleting.delete(run));
+  }
+
+  /** Deletes every file still waiting for file.delete.delay.ms, and waits for those in flight. */
+  async #drainDeletes(): Promise<void> {
+    await Promise.all([...this.#pendingDeletes.keys()].map((s) => this.#runDelete(s)));
+    await Promise.all([...this.#deleting]);
   }
 
   /** Starts retention, compaction, flush.ms and checkpoint timers (unref'd). */
@@ -374,7 +404,7 @@ export class LogManager {
       if (e.log.isClosed || !isCompacted(e.log.config)) continue;
       await this.#cleaner.maybeClean(e.log, options?.forceCompaction === true);
     }
-    await Promise.all([...this.#pendingDeletes.keys()].map((s) => this.#runDelete(s)));
+    await this.#drainDeletes();
   }
 
   #ensureOpen(): void {
@@ -390,7 +420,7 @@ export class LogManager {
     if (this.#checkpointSoon !== null) clearImmediate(this.#checkpointSoon);
     this.#cleaner.stop();
     let failed = false;
-    await mapLimit([...this.#logs.values()], 16, async (e) => {
+    await mapLimit([...this.#logs.values()], 64, async (e) => {
       try {
         await e.log.close();
       } catch (err) {
@@ -398,7 +428,7 @@ export class LogManager {
         this.#env.onError(err as Error, `closing ${e.log.topic}-${e.log.partition}`);
       }
     });
-    await Promise.all([...this.#pendingDeletes.keys()].map((s) => this.#runDelete(s)));
+    await this.#drainDeletes();
     for (const dir of this.logDirs) {
       await this.#writeCheckpoints(dir);
       // Only a fully clean close may skip recovery next time.

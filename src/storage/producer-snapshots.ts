@@ -25,6 +25,10 @@ export class ProducerSnapshots {
     return join(this.#dir, offsetName(offset) + SNAPSHOT_SUFFIX);
   }
 
+  has(offset: bigint): boolean {
+    return this.#offsets.includes(offset);
+  }
+
   async write(offset: bigint, data: Buffer, sync: boolean): Promise<void> {
     await writeFileAtomic(this.#path(offset), data, sync);
     if (!this.#offsets.includes(offset)) {

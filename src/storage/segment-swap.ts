@@ -28,13 +28,17 @@ async function lastOffsetIn(path: string): Promise<bigint | null> {
   }
 }
 
-/** Finishes every committed swap in `dir` (called before the segments are listed). */
-export async function completeSwaps(dir: string): Promise<void> {
+/**
+ * Finishes every committed swap in `dir` (called before the segments are listed); returns the
+ * directory's file names afterwards.
+ */
+export async function completeSwaps(dir: string): Promise<string[]> {
   const names = await fsp.readdir(dir);
   const swaps = names.filter((n) => {
     const p = parseOffsetFileName(n);
     return p !== null && p.suffix === LOG_SUFFIX && p.state === SWAP_SUFFIX;
   });
+  if (swaps.length === 0 && !names.some((n) => n.endsWith(SWAP_SUFFIX))) return names;
   for (const swap of swaps) {
     const base = parseOffsetFileName(swap)!.offset;
     const last = await lastOffsetIn(join(dir, swap));
@@ -52,5 +56,6 @@ export async function completeSwaps(dir: string): Promise<void> {
     const p = parseOffsetFileName(name);
     if (p !== null && p.state === SWAP_SUFFIX) await fsp.rename(join(dir, name), join(dir, name.slice(0, -SWAP_SUFFIX.length)));
   }
-  if (swaps.length > 0) await fsyncDir(dir);
+  await fsyncDir(dir);
+  return fsp.readdir(dir);
 }

@@ -49,7 +49,8 @@ export abstract class SparseIndex {
       this.reset();
       return false;
     }
-    this.buf = raw;
+    // Do not keep a mostly empty read buffer alive for the life of the segment.
+    this.buf = raw.length * 2 < raw.buffer.byteLength ? Buffer.from(raw) : raw;
     this.count = raw.length / this.entrySize;
     if (!this.sane(segmentSize)) {
       this.reset();
@@ -108,7 +109,8 @@ export abstract class SparseIndex {
     const fd = await openFd(this.path, 'w');
     try {
       await writeAt(fd, this.buf.subarray(0, this.count * this.entrySize), 0);
-      if (sync) await fsyncFd(fd);
+      // An empty index needs no durability: missing or empty, it is rebuilt the same way.
+      if (sync && this.count > 0) await fsyncFd(fd);
     } catch (err) {
       this.#dirty = true;
       throw err;
@@ -119,5 +121,9 @@ export abstract class SparseIndex {
 
   markDirty(): void {
     this.#dirty = true;
+  }
+
+  markClean(): void {
+    this.#dirty = false;
   }
 }

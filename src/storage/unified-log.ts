@@ -12,12 +12,13 @@ import type { FileHandleCache } from './file-handle-cache.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LocalLog } from './local-log.js';
 import { isDeleteRetained, type LogConfig } from './log-config.js';
-import type { LogSegment } from './log-segment.js';
+import { isSmallLog, type LogSegment } from './log-segment.js';
 import { toKafkaError, validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
 import type { ProducerSnapshots } from './producer-snapshots.js';
 import type { CompletedTxn, ProducerStateManager } from './producer-state.js';
 import { replayProducerState } from './log-replay.js';
+import { fsyncDir } from './fs-util.js';
 import type { TailCacheBudget } from './tail-cache.js';
 import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
@@ -60,6 +61,7 @@ export interface UnifiedLogParts {
   epochs: LeaderEpochCache;
   logStartOffset: bigint;
   highWatermark: bigint;
+  metadataSynced?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -82,8 +84,16 @@ export class UnifiedLog implements PartitionLog {
   /** Serialises retention, compaction, truncation and deletion of records. */
   #maintenance: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /**
+   * Entries of the partition dir changed (creation, snapshot renames) since its last fsync.
+   * partition.metadata itself is never fsynced: if a power cut loses it, `createLog` rewrites it.
+   */
+  #dirDirty: boolean;
+  /** Clean shutdown of a small log in progress (see `persistMetadata`). */
+  #closing = false;
 
   constructor(parts: UnifiedLogParts, env: LogEnvironment) {
+    this.#dirDirty = parts.metadataSynced === false;
     this.topic = parts.topic;
     this.partition = parts.partition;
     this.dir = parts.dir;
@@ -95,6 +105,7 @@ export class UnifiedLog implements PartitionLog {
     this.env = env;
     this.#logStartOffset = parts.logStartOffset;
     this.#highWatermark = parts.highWatermark;
+    this.producers.onHighWatermark(parts.highWatermark);
   }
 
   get config(): LogConfig {
@@ -192,11 +203,13 @@ export class UnifiedLog implements PartitionLog {
     pb.baseOffset = baseOffset;
     pb.lastOffset = lastOffset;
     if (logAppendTime >= 0n) pb.maxTimestamp = logAppendTime;
-    const epochChanged = this.epochs.assign(leaderEpoch, baseOffset);
+    // The epoch checkpoint is written before the recovery point passes this offset (flush or
+    // close); until then recovery rebuilds the entry from the batches it rescans.
+    this.epochs.assign(leaderEpoch, baseOffset);
     let aborted: AbortedTxnEntry | null = null;
     // `append` may roll first, capturing the producer state before this batch; apply after it.
     const written = this.local.append(batch, baseOffset, lastOffset, pb.maxTimestamp, h.recordCount, (seg) =>
-      this.#afterWrite(seg, aborted, epochChanged),
+      this.#afterWrite(seg, aborted),
     );
     aborted = this.#abortEntry(this.producers.apply(pb));
     await written;
@@ -214,9 +227,22 @@ export class UnifiedLog implements PartitionLog {
     };
   }
 
-  async #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null, epochChanged: boolean): Promise<void> {
+  async #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null): Promise<void> {
     if (aborted !== null) await seg.txnIndex.append(aborted);
-    if (epochChanged) await this.epochs.flush();
+  }
+
+  /**
+   * Makes the partition's small metadata files durable; runs before the recovery point moves
+   * (recovery will not rescan the batches below it, so what they imply must be on disk).
+   */
+  async persistMetadata(): Promise<void> {
+    // A small log is rescanned in full at the next start, which rebuilds its epochs.
+    if (this.#closing) return;
+    if (await this.epochs.flush(false)) this.#dirDirty = true;
+    if (this.#dirDirty) {
+      this.#dirDirty = false;
+      await fsyncDir(this.dir);
+    }
   }
 
   /** Resolves once every batch up to `offset` is written. */
@@ -251,11 +277,11 @@ export class UnifiedLog implements PartitionLog {
       }
       const buf = batches.subarray(pos, pos + size);
       const epoch = leaderEpochOf(buf, 0);
-      const epochChanged = epoch > this.epochs.latestEpoch && this.epochs.assign(epoch, base);
+      if (epoch > this.epochs.latestEpoch) this.epochs.assign(epoch, base);
       let aborted: AbortedTxnEntry | null = null;
       pending.push(
         this.local.append(buf, base, lastOffset, maxTimestampOf(buf, 0), recordCountOf(buf, 0), (seg) =>
-          this.#afterWrite(seg, aborted, epochChanged),
+          this.#afterWrite(seg, aborted),
         ),
       );
       aborted = this.#abortEntry(this.producers.apply(producerBatchOf(buf, 0, size)));
@@ -513,11 +539,19 @@ export class UnifiedLog implements PartitionLog {
       await this.local.whenIdle();
       await this.withMaintenance(async () => {
         if (this.local.failed === null) {
-          await this.local.flush();
-          await this.local.active.onBecomeInactive(true); // final time-index entry, indexes to disk
-          await this.epochs.flush();
-          await this.snapshots.write(this.local.logEndOffset, encodeSnapshot(this.producers.toSnapshot()), true);
+          // Snapshot first, unsynced: the flush below ends with one directory fsync for every
+          // rename. A snapshot lost to a power cut fails its CRC and recovery replays instead.
+          const leo = this.local.logEndOffset;
+          const small = isSmallLog(this.local.segments);
+          if (!small && !this.snapshots.has(leo)) {
+            await this.snapshots.write(leo, encodeSnapshot(this.producers.toSnapshot()), false);
+            this.#dirDirty = true;
+          }
           await this.snapshots.deleteBelow(this.#logStartOffset);
+          await this.local.active.persistIndexes(true);
+          this.#closing = small;
+          await this.local.flush();
+          await this.persistMetadata();
         }
       });
     } finally {
@@ -530,6 +564,7 @@ export class UnifiedLog implements PartitionLog {
   /** Producer snapshot for a segment roll at `offset` (captured now, written in order). */
   snapshotForRoll(offset: bigint): () => Promise<void> {
     const data = encodeSnapshot(this.producers.toSnapshot());
+    this.#dirDirty = true; // the new segment file's entry must be synced with the recovery point
     return () =>
       this.snapshots.write(offset, data, false).catch((err: unknown) => {
         this.env.onError(err instanceof Error ? err : new Error(String(err)), `producer snapshot of ${this.dir}`);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, renameSync, copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { batch, controlBatch, openManager, records, tempDir, TOPIC_ID, type ReadRecord } from './helpers.js';
@@ -123,7 +123,9 @@ test('recovery completes a compaction swap interrupted after its commit point', 
     const pdir = join(dir, 'c-0');
     const first = '00000000000000000000.log';
     copyFileSync(join(pdir, first), join(pdir, `${first}.swap`));
-    renameSync(join(pdir, '00000000000000000000.index'), join(pdir, '00000000000000000000.index.deleted'));
+    if (existsSync(join(pdir, '00000000000000000000.index'))) {
+      renameSync(join(pdir, '00000000000000000000.index'), join(pdir, '00000000000000000000.index.deleted'));
+    }
     const again = await openManager(dir);
     const log2 = again.getLog('c', 0)!;
     const all = await readAll(log2);

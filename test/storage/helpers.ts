@@ -10,8 +10,8 @@ import { LogManager, type LogManagerOptions } from '../../src/storage/index.js';
 
 export const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 
-export function tempDir(prefix = 'samsa-storage-'): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+export function tempDir(prefix = 'samsa-storage-', parent: string = tmpdir()): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(parent, prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

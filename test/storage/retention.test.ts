@@ -31,7 +31,7 @@ test('retention.ms deletes whole old segments below the HW and moves the log sta
     await mgr.runMaintenance();
     await mgr.runMaintenance();
     assert.equal(log.logStartOffset, log.logEndOffset);
-    assert.equal(readdirSync(join(dir, 't-0')).filter((f) => f.endsWith('.deleted')).length, 0);
+    assert.deepEqual(readdirSync(join(dir, 't-0')).filter((f) => f.endsWith('.deleted')), []);
     const start = log.logStartOffset;
     await mgr.close();
     const again = await openManager(dir, { now: () => now });
