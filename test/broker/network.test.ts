@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterEach, test } from 'node:test';
 import { silentLogger } from '../../src/broker/logger.js';
+import { sizeClass } from '../../src/broker/network/buffer-pool.js';
 import type { RequestHandler, RequestOutcome } from '../../src/broker/network/connection.js';
 import { SocketServer } from '../../src/broker/network/socket-server.js';
 import { RawClient } from './support/raw-client.js';
@@ -63,7 +64,7 @@ function stub(pipeline: boolean, gate?: Promise<void>): Stub {
 
 async function serve(
   handler: RequestHandler,
-  opts: Partial<{ max: number; budget: number; idle: number }> = {},
+  opts: Partial<{ max: number; budget: number; idle: number; backlog: number }> = {},
 ): Promise<SocketServer> {
   const s = new SocketServer({
     host: '127.0.0.1',
@@ -74,6 +75,7 @@ async function serve(
     maxConnections: 100_000,
     handler,
     logger: silentLogger,
+    maxBacklogBytes: opts.backlog,
   });
   await s.listen();
   servers.push(s);
@@ -217,4 +219,78 @@ test('two thousand concurrent connections are all served', async () => {
     results,
     Array.from({ length: n }, (_, i) => i),
   );
+});
+
+test('a frame whose handler keeps no reference is reused; other frames are not', async () => {
+  const releasing = { ...stub(false), releasesFrame: () => true };
+  const s = await serve(releasing, { max: 1 << 20 });
+  const c = await RawClient.connect(s.port);
+  c.send(frame(0, 0, 1, 100_000));
+  assert.deepEqual(await ids(c, 1), [1]);
+  assert.equal(s.buffers.idleBytes, sizeClass(100_007), 'back in the pool');
+  c.send(frame(0, 0, 2, 100_000));
+  assert.deepEqual(await ids(c, 1), [2]);
+  assert.equal(s.buffers.idleBytes, sizeClass(100_007), 'taken and returned again');
+  c.close();
+
+  const keeping = await serve(stub(false), { max: 1 << 20 });
+  const d = await RawClient.connect(keeping.port);
+  d.send(frame(0, 0, 3, 100_000));
+  assert.deepEqual(await ids(d, 1), [3]);
+  assert.equal(keeping.buffers.idleBytes, 0, 'a handler that may keep the bytes: left to the GC');
+  d.close();
+});
+
+test('a frame is not reused when its handler failed', async () => {
+  const failing: RequestHandler = {
+    canPipeline: () => false,
+    releasesFrame: () => true,
+    handle: () => Promise.reject(new Error('boom')),
+  };
+  const s = await serve(failing, { max: 1 << 20 });
+  const c = await RawClient.connect(s.port);
+  c.send(frame(0, 0, 1, 100_000));
+  assert.equal(await c.waitClosed(), true);
+  assert.equal(s.buffers.idleBytes, 0);
+});
+
+test("reading stops while a connection's unanswered requests exceed its backlog", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const h = stub(true, gate);
+  const s = await serve(h, { max: 1 << 20, backlog: 250_000 });
+  const c = await RawClient.connect(s.port);
+  c.send([1, 2, 3, 4, 5, 6].map((id) => frame(0, 0, id, 100_000)));
+  try {
+    for (let i = 0; i < 100 && h.started.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    // 3 × 100 KB reach the limit; a 4th may already have been in the bytes read before the pause.
+    assert.ok(h.started.length >= 3 && h.started.length <= 4, `started ${h.started.length}`);
+  } finally {
+    open();
+  }
+  assert.deepEqual(await ids(c, 6), [1, 2, 3, 4, 5, 6]);
+  c.close();
+});
+
+test('onSent runs once the response is written, or when it can no longer be', async () => {
+  let sent = 0;
+  const h: RequestHandler = {
+    canPipeline: () => false,
+    async handle(f) {
+      await new Promise((r) => setTimeout(r, f.readInt16BE(1)));
+      return { kind: 'respond', chunks: [reply(f.readInt32BE(3))], onSent: () => sent++ };
+    },
+  };
+  const s = await serve(h);
+  const c = await RawClient.connect(s.port);
+  c.send(frame(0, 0, 1));
+  assert.deepEqual(await ids(c, 1), [1]);
+  assert.equal(sent, 1);
+  // The client goes away while the handler is still working: the response is dropped.
+  c.send(frame(0, 100, 2));
+  await new Promise((r) => setTimeout(r, 20));
+  c.close();
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(sent, 2);
 });

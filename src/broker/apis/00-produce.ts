@@ -68,6 +68,10 @@ export default defineApi<ProduceRequest, ProduceResponse>({
   minVersion: 0,
   maxVersion: 11,
   pipelinable: true,
+  // Every append has completed (written, or failed) before `handle` resolves, and the log keeps
+  // no reference to a written batch (its tail cache copies small batches), so the request frame
+  // may be reused.
+  releasesRequest: true,
   async handle(ctx, req) {
     const { broker, version } = ctx;
     const acks = req.acks;

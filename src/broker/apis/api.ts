@@ -14,6 +14,12 @@ export interface RequestContext {
   readonly version: number;
   readonly conn: ConnectionContext;
   readonly broker: BrokerServices;
+  /**
+   * Registers `cb` to run once the response has left (handed to the kernel), or will never be
+   * sent (no response, connection closed). Only after a normal return of `handle`: buffers the
+   * response references may be reused from then on. Absent in hand-made test contexts.
+   */
+  readonly onResponseSent?: (cb: () => void) => void;
 }
 
 /** Returned by a handler that must not answer (Produce with acks=0). */
@@ -36,6 +42,13 @@ export interface ApiHandler<Req, Res> {
    * handlers whose ordering-relevant work happens synchronously when called (Produce).
    */
   readonly pipelinable?: boolean;
+  /**
+   * Once `handle` has settled normally, nothing references the request's bytes any more (no
+   * `bytes`/`records` subarray kept in state, caches or the response), so the network layer may
+   * reuse the frame buffer. Only for handlers that guarantee it (Produce: the log copies or
+   * forgets what it wrote).
+   */
+  readonly releasesRequest?: boolean;
   handle(ctx: RequestContext, req: Req): HandlerResult<Res> | Promise<HandlerResult<Res>>;
 }
 
@@ -45,6 +58,7 @@ export interface AnyApiHandler {
   readonly minVersion: number;
   readonly maxVersion: number;
   readonly pipelinable?: boolean;
+  readonly releasesRequest?: boolean;
   handle(ctx: RequestContext, req: unknown): HandlerResult<unknown> | Promise<HandlerResult<unknown>>;
 }
 

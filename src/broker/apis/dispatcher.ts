@@ -19,12 +19,27 @@ const FIXED_HEADER_BYTES = 8;
 
 const close = (reason: string): RequestOutcome => ({ kind: 'close', reason });
 
+/** Runs every callback, the first time only. */
+function once(callbacks: readonly (() => void)[]): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    for (const cb of callbacks) cb();
+  };
+}
+
 export class Dispatcher implements RequestHandler {
   constructor(private readonly services: BrokerServices) {}
 
   canPipeline(frame: Buffer): boolean {
     if (frame.length < 2) return false;
     return this.services.registry.get(frame.readInt16BE(0))?.pipelinable === true;
+  }
+
+  releasesFrame(frame: Buffer): boolean {
+    if (frame.length < 2) return false;
+    return this.services.registry.get(frame.readInt16BE(0))?.releasesRequest === true;
   }
 
   async handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
@@ -43,18 +58,23 @@ export class Dispatcher implements RequestHandler {
     }
     let ctx: RequestContext;
     let request: unknown;
+    const sent: (() => void)[] = [];
     try {
       const { header, reader } = decodeRequestHeader(frame);
       request = handler.api.readRequest(reader, version);
-      ctx = { header, version, conn, broker: this.services };
+      ctx = { header, version, conn, broker: this.services, onResponseSent: (cb) => sent.push(cb) };
     } catch (e) {
       if (e instanceof DecodeError)
         return close(`malformed ${handler.api.name} v${version} request: ${e.message}`);
       throw e;
     }
     const result = await handler.handle(ctx, request);
-    if (result === NO_RESPONSE) return { kind: 'none' };
-    if (result instanceof CloseConnection) return close(result.reason);
-    return { kind: 'respond', chunks: encodeResponse(handler.api, version, correlationId, result) };
+    const onSent = sent.length === 0 ? undefined : once(sent);
+    if (result === NO_RESPONSE || result instanceof CloseConnection) {
+      onSent?.();
+      return result === NO_RESPONSE ? { kind: 'none' } : close(result.reason);
+    }
+    const chunks = encodeResponse(handler.api, version, correlationId, result);
+    return onSent ? { kind: 'respond', chunks, onSent } : { kind: 'respond', chunks };
   }
 }

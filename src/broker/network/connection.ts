@@ -3,7 +3,9 @@
 //
 // Framing: `int32 size` + `size` bytes. The size is checked before any of the body is buffered
 // (negative or above `socket.request.max.bytes` closes the connection, as Kafka does), and the
-// body is copied once into a buffer of exactly that size.
+// body is copied once into a frame of exactly that size. Large frames come from a shared
+// `BufferPool` and go back to it when the handler said it keeps no reference to the request
+// bytes (Produce: the log has written them by the time the request finishes).
 //
 // Ordering: requests start in arrival order. A request starts only when every earlier request
 // of this connection has finished (Kafka mutes a channel while it has a request in flight),
@@ -14,10 +16,26 @@
 
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
+import type { BufferPool } from './buffer-pool.js';
 import type { MemoryPool } from './memory-pool.js';
 
+const EMPTY = Buffer.alloc(0);
+
+/** An outcome that will never be written. */
+function discarded(outcome: RequestOutcome): void {
+  if (outcome.kind === 'respond') outcome.onSent?.();
+}
+
 export type RequestOutcome =
-  | { readonly kind: 'respond'; readonly chunks: readonly Buffer[] }
+  | {
+      readonly kind: 'respond';
+      readonly chunks: readonly Buffer[];
+      /**
+       * Called once the connection no longer needs `chunks`: handed to the kernel, or dropped
+       * because the connection closed. Lets a handler reuse buffers its response references.
+       */
+      readonly onSent?: () => void;
+    }
   | { readonly kind: 'none' }
   | { readonly kind: 'close'; readonly reason: string };
 
@@ -32,6 +50,11 @@ export interface ConnectionContext {
 export interface RequestHandler {
   /** Whether this request may run concurrently with other pipelinable requests. */
   canPipeline(frame: Buffer): boolean;
+  /**
+   * Whether the frame may be reused once `handle` has resolved: nothing (log, caches, state,
+   * the response) may reference its bytes after that. Absent = never.
+   */
+  releasesFrame?(frame: Buffer): boolean;
   handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome>;
 }
 
@@ -39,14 +62,29 @@ export interface ConnectionOptions {
   readonly maxRequestBytes: number;
   readonly idleMs: number;
   readonly pool: MemoryPool;
+  /** Where large frames come from; absent = plain allocations. */
+  readonly buffers?: BufferPool;
+  /** See `DEFAULT_MAX_BACKLOG_BYTES`. */
+  readonly maxBacklogBytes?: number;
   readonly handler: RequestHandler;
   readonly logger: Logger;
 }
 
+type PauseReason = 'memory' | 'drain' | 'shutdown' | 'backlog';
+
+/**
+ * Received-but-unanswered request bytes above which a connection stops reading. A producer that
+ * pipelines (librdkafka keeps up to a million requests in flight) gains nothing from the broker
+ * reading tens of MB ahead of its log: appends are written in order anyway. Bounding the backlog
+ * keeps memory flat and the frame pool's working set small (warm buffers, no page faults).
+ */
+export const DEFAULT_MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
+
 interface Slot {
-  readonly frame: Buffer;
+  frame: Buffer;
   readonly bytes: number;
   readonly pipelinable: boolean;
+  readonly reusable: boolean;
   outcome: RequestOutcome | null;
   released: boolean;
 }
@@ -64,8 +102,10 @@ export class Connection {
   /** Index in `slots` of the next request to start. */
   private nextToStart = 0;
   private running = 0;
+  /** Bytes of the requests in `slots` not yet released. */
+  private backlogBytes = 0;
   private runningBlocking = 0;
-  private readonly pauseReasons = new Set<'memory' | 'drain' | 'shutdown'>();
+  private readonly pauseReasons = new Set<PauseReason>();
   private cancelMemoryWait: (() => void) | null = null;
   private closed = false;
   private idleListeners: (() => void)[] = [];
@@ -123,7 +163,7 @@ export class Connection {
           this.waitForMemory();
           return;
         }
-        this.frame = Buffer.allocUnsafe(this.frameSize);
+        this.frame = this.opts.buffers?.acquire(this.frameSize) ?? Buffer.allocUnsafe(this.frameSize);
         this.filled = 0;
       }
       this.fillFrame();
@@ -182,8 +222,12 @@ export class Connection {
   }
 
   private enqueue(frame: Buffer): void {
-    const pipelinable = this.opts.handler.canPipeline(frame);
-    this.slots.push({ frame, bytes: frame.length, pipelinable, outcome: null, released: false });
+    const { handler } = this.opts;
+    const pipelinable = handler.canPipeline(frame);
+    const reusable = this.opts.buffers !== undefined && handler.releasesFrame?.(frame) === true;
+    this.slots.push({ frame, bytes: frame.length, pipelinable, reusable, outcome: null, released: false });
+    this.backlogBytes += frame.length;
+    if (this.backlogBytes >= (this.opts.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES)) this.pause('backlog');
     this.startRequests();
   }
 
@@ -200,12 +244,16 @@ export class Connection {
   private run(slot: Slot): void {
     this.running++;
     if (!slot.pipelinable) this.runningBlocking++;
-    const done = (outcome: RequestOutcome): void => {
+    const done = (outcome: RequestOutcome, handled: boolean): void => {
       this.running--;
       if (!slot.pipelinable) this.runningBlocking--;
       slot.outcome = outcome;
+      // Only after a normal completion: a handler that threw may have left work (e.g. a
+      // queued log write) that still reads the frame.
+      if (handled && slot.reusable) this.recycle(slot);
       if (this.closed) {
         this.release(slot);
+        discarded(outcome);
         return;
       }
       this.flush();
@@ -217,32 +265,36 @@ export class Connection {
     } catch (e) {
       p = Promise.reject(e);
     }
-    p.then(done, (e: unknown) => {
-      this.opts.logger.log('error', 'request handler failed', {
-        error: String(e),
-        conn: this.context.remoteAddress,
-      });
-      done({ kind: 'close', reason: 'handler failure' });
-    });
+    p.then(
+      (outcome) => done(outcome, true),
+      (e: unknown) => {
+        this.opts.logger.log('error', 'request handler failed', {
+          error: String(e),
+          conn: this.context.remoteAddress,
+        });
+        done({ kind: 'close', reason: 'handler failure' }, false);
+      },
+    );
   }
 
-  /** Writes every finished outcome at the head of the queue, in order. */
+  private recycle(slot: Slot): void {
+    const frame = slot.frame;
+    slot.frame = EMPTY;
+    this.opts.buffers!.release(frame);
+  }
+
+  /**
+   * Writes every finished outcome at the head of the queue, in order. The socket is corked
+   * meanwhile, so responses that finish together leave in one `writev` (no Nagle: noDelay).
+   */
   private flush(): void {
-    while (this.slots.length > 0 && this.slots[0]!.outcome !== null && !this.closed) {
-      const slot = this.slots.shift()!;
-      this.nextToStart--;
-      this.release(slot);
-      const outcome = slot.outcome!;
-      if (outcome.kind === 'respond') this.write(outcome.chunks);
-      else if (outcome.kind === 'close') {
-        this.opts.logger.log('debug', 'closing connection', {
-          conn: this.context.remoteAddress,
-          reason: outcome.reason,
-        });
-        this.endGracefully();
-        this.close(outcome.reason);
-        return;
-      }
+    const head = this.slots[0];
+    const corked = !this.socket.destroyed && head !== undefined && head.outcome !== null;
+    if (corked) this.socket.cork();
+    try {
+      this.flushOutcomes();
+    } finally {
+      if (corked) this.socket.uncork();
     }
     if (this.slots.length === 0) {
       const listeners = this.idleListeners;
@@ -251,15 +303,40 @@ export class Connection {
     }
   }
 
-  private write(chunks: readonly Buffer[]): void {
-    if (this.socket.destroyed) return;
-    let ok = true;
-    if (chunks.length === 1) ok = this.socket.write(chunks[0]!);
-    else {
-      this.socket.cork();
-      for (const c of chunks) ok = this.socket.write(c);
-      this.socket.uncork();
+  private flushOutcomes(): void {
+    while (this.slots.length > 0 && this.slots[0]!.outcome !== null && !this.closed) {
+      const slot = this.slots.shift()!;
+      this.nextToStart--;
+      this.release(slot);
+      const outcome = slot.outcome!;
+      if (outcome.kind === 'respond') this.write(outcome);
+      else if (outcome.kind === 'close') {
+        this.opts.logger.log('debug', 'closing connection', {
+          conn: this.context.remoteAddress,
+          reason: outcome.reason,
+        });
+        // What is corked goes out before the FIN.
+        this.socket.uncork();
+        this.endGracefully();
+        this.close(outcome.reason);
+        return;
+      }
     }
+  }
+
+  /** Queues one response; the caller has corked the socket. */
+  private write(outcome: RequestOutcome & { kind: 'respond' }): void {
+    const { chunks, onSent } = outcome;
+    if (this.socket.destroyed || chunks.length === 0) {
+      onSent?.();
+      return;
+    }
+    let ok = true;
+    const last = chunks.length - 1;
+    for (let i = 0; i < last; i++) ok = this.socket.write(chunks[i]!);
+    // The callback runs once the bytes are written, or with an error if the socket is destroyed
+    // first: either way they are no longer needed.
+    ok = onSent ? this.socket.write(chunks[last]!, () => onSent()) : this.socket.write(chunks[last]!);
     if (!ok && !this.pauseReasons.has('drain')) {
       // The client reads slower than we answer: stop taking requests until it catches up.
       this.pause('drain');
@@ -271,14 +348,21 @@ export class Connection {
     if (slot.released) return;
     slot.released = true;
     this.opts.pool.release(slot.bytes);
+    this.backlogBytes -= slot.bytes;
+    if (
+      this.pauseReasons.has('backlog') &&
+      this.backlogBytes < (this.opts.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES)
+    ) {
+      this.resume('backlog');
+    }
   }
 
-  private pause(reason: 'memory' | 'drain' | 'shutdown'): void {
+  private pause(reason: PauseReason): void {
     this.pauseReasons.add(reason);
     this.socket.pause();
   }
 
-  private resume(reason: 'memory' | 'drain' | 'shutdown'): void {
+  private resume(reason: PauseReason): void {
     this.pauseReasons.delete(reason);
     if (this.pauseReasons.size === 0 && !this.closed) this.socket.resume();
   }
@@ -328,11 +412,19 @@ export class Connection {
     this.closed = true;
     this.cancelMemoryWait?.();
     this.cancelMemoryWait = null;
-    if (this.frame !== null) this.opts.pool.release(this.frameSize);
+    if (this.frame !== null) {
+      this.opts.pool.release(this.frameSize);
+      // Never handed to a handler: nothing else references it.
+      this.opts.buffers?.release(this.frame);
+    }
     this.frame = null;
     for (let i = this.nextToStart; i < this.slots.length; i++) this.release(this.slots[i]!);
     // Finished-but-unwritten outcomes hold memory too; running ones release on completion.
-    for (const s of this.slots) if (s.outcome !== null) this.release(s);
+    for (const s of this.slots) {
+      if (s.outcome === null) continue;
+      this.release(s);
+      discarded(s.outcome);
+    }
     if (!this.socket.destroyed && !this.socket.writableEnded) this.socket.destroy();
     this.opts.logger.log('debug', 'connection closed', { conn: this.context.remoteAddress, reason });
     for (const l of this.idleListeners) l();

@@ -3,6 +3,7 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../logger.js';
+import { BufferPool } from './buffer-pool.js';
 import { Connection, type RequestHandler } from './connection.js';
 import { MemoryPool } from './memory-pool.js';
 
@@ -18,10 +19,16 @@ export interface SocketServerOptions {
   readonly logger: Logger;
   /** How long `close()` lets connections finish in-flight requests before cutting them. */
   readonly shutdownTimeoutMs?: number;
+  /** Where large request frames come from (shared with other users, e.g. fetch reads). */
+  readonly buffers?: BufferPool;
+  /** Per-connection read-ahead limit (`DEFAULT_MAX_BACKLOG_BYTES`). */
+  readonly maxBacklogBytes?: number;
 }
 
 export class SocketServer {
   readonly pool: MemoryPool;
+  /** Large request frames, shared by every connection. */
+  readonly buffers: BufferPool;
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
   private nextId = 1;
@@ -30,6 +37,7 @@ export class SocketServer {
 
   constructor(private readonly opts: SocketServerOptions) {
     this.pool = new MemoryPool(opts.queuedMaxRequestBytes);
+    this.buffers = opts.buffers ?? new BufferPool();
     // allowHalfOpen: a client that sends its request and then shuts down its write side still
     // gets the answer before we close.
     this.server = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s));
@@ -72,6 +80,8 @@ export class SocketServer {
         maxRequestBytes: this.opts.maxRequestBytes,
         idleMs: this.opts.idleMs,
         pool: this.pool,
+        buffers: this.buffers,
+        maxBacklogBytes: this.opts.maxBacklogBytes,
         handler: this.opts.handler,
         logger: this.opts.logger,
       },
@@ -95,6 +105,7 @@ export class SocketServer {
       });
       c.close('shutdown timeout');
     }
+    if (this.opts.buffers === undefined) this.buffers.close();
     await closed;
   }
 }
