@@ -5,8 +5,8 @@
 // Before decompressing we walk the frame's block headers (cheap, no decoding) to bound the
 // output: each block expands to at most the frame's declared maximum block size. That makes the
 // bomb guard exact enough without trusting the optional content-size field.
-import { compressFrame, compressFrameSync, decompressFrame, decompressFrameSync } from 'lz4-napi';
 import { corruptData, tooLarge } from './limits.js';
+import { lz4Lib } from './native.js';
 import { xxhash32 } from './xxhash32.js';
 
 const FRAME_MAGIC = 0x184d2204;
@@ -80,7 +80,7 @@ export function lz4DecompressSync(buf: Uint8Array, maxSize: number): Buffer {
   checkBound(buf, maxSize);
   let out: Buffer;
   try {
-    out = decompressFrameSync(asBuffer(buf));
+    out = lz4Lib().decompressFrameSync(asBuffer(buf));
   } catch (err) {
     throw corruptData('invalid lz4 frame', err);
   }
@@ -91,7 +91,7 @@ export async function lz4Decompress(buf: Uint8Array, maxSize: number): Promise<B
   checkBound(buf, maxSize);
   let out: Buffer;
   try {
-    out = await decompressFrame(buf);
+    out = await lz4Lib().decompressFrame(buf);
   } catch (err) {
     throw corruptData('invalid lz4 frame', err);
   }
@@ -99,11 +99,11 @@ export async function lz4Decompress(buf: Uint8Array, maxSize: number): Promise<B
 }
 
 export function lz4CompressSync(buf: Uint8Array): Buffer {
-  return compressFrameSync(asBuffer(buf));
+  return lz4Lib().compressFrameSync(asBuffer(buf));
 }
 
 export function lz4Compress(buf: Uint8Array): Promise<Buffer> {
-  return compressFrame(buf);
+  return lz4Lib().compressFrame(buf);
 }
 
 /**

@@ -5,8 +5,8 @@
 //   `int32 compressed length + raw snappy block`.
 // Decompression detects the framing; compression writes raw by default (Java reads both, since
 // snappy-java's input stream falls back to raw when the magic is absent) and xerial on request.
-import * as snappy from 'snappy';
 import { corruptData, tooLarge } from './limits.js';
+import { snappyLib } from './native.js';
 
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const XERIAL_HEADER_SIZE = 16;
@@ -66,7 +66,7 @@ function checkRaw(buf: Buffer, maxSize: number): void {
 
 function uncompressRawSync(block: Buffer): Buffer {
   try {
-    return snappy.uncompressSync(block, { asBuffer: true }) as Buffer;
+    return snappyLib().uncompressSync(block, { asBuffer: true }) as Buffer;
   } catch (err) {
     throw corruptData('invalid snappy data', err);
   }
@@ -90,7 +90,7 @@ export async function snappyDecompress(input: Uint8Array, maxSize: number): Prom
   if (!isXerial(buf)) {
     checkRaw(buf, maxSize);
     try {
-      return (await snappy.uncompress(buf, { asBuffer: true })) as Buffer;
+      return (await snappyLib().uncompress(buf, { asBuffer: true })) as Buffer;
     } catch (err) {
       throw corruptData('invalid snappy data', err);
     }
@@ -101,7 +101,7 @@ export async function snappyDecompress(input: Uint8Array, maxSize: number): Prom
   for (const block of blocks) {
     let part: Buffer;
     try {
-      part = (await snappy.uncompress(block, { asBuffer: true })) as Buffer;
+      part = (await snappyLib().uncompress(block, { asBuffer: true })) as Buffer;
     } catch (err) {
       throw corruptData('invalid snappy data', err);
     }
@@ -117,19 +117,19 @@ function copyChecked(part: Buffer, out: Buffer, pos: number): number {
 }
 
 export function snappyCompressSync(buf: Uint8Array, xerial = false): Buffer {
-  if (!xerial) return snappy.compressSync(buf);
+  if (!xerial) return snappyLib().compressSync(buf);
   const parts: Buffer[] = [xerialHeader()];
   for (let pos = 0; pos < buf.length; pos += XERIAL_BLOCK_SIZE) {
-    parts.push(xerialBlock(snappy.compressSync(buf.subarray(pos, pos + XERIAL_BLOCK_SIZE))));
+    parts.push(xerialBlock(snappyLib().compressSync(buf.subarray(pos, pos + XERIAL_BLOCK_SIZE))));
   }
   return Buffer.concat(parts);
 }
 
 export async function snappyCompress(buf: Uint8Array, xerial = false): Promise<Buffer> {
-  if (!xerial) return snappy.compress(buf);
+  if (!xerial) return snappyLib().compress(buf);
   const parts: Buffer[] = [xerialHeader()];
   for (let pos = 0; pos < buf.length; pos += XERIAL_BLOCK_SIZE) {
-    parts.push(xerialBlock(await snappy.compress(buf.subarray(pos, pos + XERIAL_BLOCK_SIZE))));
+    parts.push(xerialBlock(await snappyLib().compress(buf.subarray(pos, pos + XERIAL_BLOCK_SIZE))));
   }
   return Buffer.concat(parts);
 }

@@ -1,8 +1,8 @@
 // zstd: standard zstd frames via @mongodb-js/zstd, which (in 1.2) only has async functions.
 // Before decompressing we walk the frames' block headers to bound the output: a hostile frame
 // can declare a huge content size or chain RLE blocks that each expand to 128 KiB from 1 byte.
-import { compress as zstdCompressNative, decompress as zstdDecompressNative } from '@mongodb-js/zstd';
 import { corruptData, tooLarge } from './limits.js';
+import { zstdLib } from './native.js';
 
 const FRAME_MAGIC = 0xfd2fb528;
 const MAX_BLOCK = 128 * 1024;
@@ -78,7 +78,7 @@ export async function zstdDecompress(buf: Uint8Array, maxSize: number): Promise<
   if (bound - slack > maxSize) throw tooLarge('zstd', bound, maxSize);
   let out: Buffer;
   try {
-    out = await zstdDecompressNative(asBuffer(buf));
+    out = await zstdLib().decompress(asBuffer(buf));
   } catch (err) {
     throw corruptData('invalid zstd data', err);
   }
@@ -87,5 +87,5 @@ export async function zstdDecompress(buf: Uint8Array, maxSize: number): Promise<
 }
 
 export function zstdCompress(buf: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Promise<Buffer> {
-  return zstdCompressNative(asBuffer(buf), level);
+  return zstdLib().compress(asBuffer(buf), level);
 }
