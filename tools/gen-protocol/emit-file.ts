@@ -92,7 +92,7 @@ function imports(depth: number): string[] {
   ];
 }
 
-function flexibleMin(m: MessageSpec): string {
+export function flexibleMin(m: MessageSpec): string {
   return m.flexibleVersions.lo <= m.flexibleVersions.hi
     ? String(m.flexibleVersions.lo)
     : 'Number.POSITIVE_INFINITY';

@@ -1,7 +1,15 @@
-// The API table and the header-version rules that depend on it.
+// The API table (every generated descriptor, codecs included) and the header-version rules.
 
 import { GENERATED_APIS } from './generated/index.js';
 import type { ApiDescriptor } from './runtime.js';
+
+export {
+  API_KEY_APIVERSIONS,
+  API_KEY_CONTROLLED_SHUTDOWN,
+  isFlexibleVersion,
+  requestHeaderVersion,
+  responseHeaderVersion,
+} from './header-versions.js';
 
 const table: (ApiDescriptor | undefined)[] = [];
 for (const api of GENERATED_APIS) table[api.key] = api;
@@ -9,31 +17,6 @@ for (const api of GENERATED_APIS) table[api.key] = api;
 /** Descriptors indexed by API key (`undefined` for keys the schemas do not define). */
 export const API_BY_KEY: readonly (ApiDescriptor | undefined)[] = table;
 
-export const API_KEY_APIVERSIONS = 18;
-export const API_KEY_CONTROLLED_SHUTDOWN = 7;
-
 export function apiByKey(key: number): ApiDescriptor | undefined {
   return key >= 0 ? table[key] : undefined;
-}
-
-/**
- * Whether `version` of API `key` uses the flexible (KIP-482) encoding. Versions above the
- * schema's maximum follow the open-ended `flexibleVersions` range, which is what lets a broker
- * parse the header of an ApiVersions request newer than it knows (KIP-511).
- */
-export function isFlexibleVersion(key: number, version: number): boolean {
-  const api = apiByKey(key);
-  return api !== undefined && version >= api.flexibleMinVersion;
-}
-
-/** Request header version: 2 for flexible API versions, else 1; ControlledShutdown v0 uses 0. */
-export function requestHeaderVersion(key: number, version: number): 0 | 1 | 2 {
-  if (key === API_KEY_CONTROLLED_SHUTDOWN && version === 0) return 0;
-  return isFlexibleVersion(key, version) ? 2 : 1;
-}
-
-/** Response header version: 1 for flexible API versions, else 0; ApiVersions is always 0. */
-export function responseHeaderVersion(key: number, version: number): 0 | 1 {
-  if (key === API_KEY_APIVERSIONS) return 0;
-  return isFlexibleVersion(key, version) ? 1 : 0;
 }

@@ -1,10 +1,10 @@
 // Whole frames: int32 size prefix + header + body, encoded into one Writer whose chunks go
-// straight to the socket (record data stays referenced, never copied).
+// straight to the socket (record data stays referenced, never copied). These take the API's
+// descriptor and load no API table, so a process pays only for the codecs it imports;
+// `frame-by-key.ts` (what `messages/index.ts` exports) also accepts a bare API key.
 
-import { EncodeError } from '../primitives/errors.js';
 import { Reader } from '../primitives/reader.js';
 import { Writer } from '../primitives/writer.js';
-import { apiByKey, responseHeaderVersion } from './apis.js';
 import {
   type RequestHeader,
   readRequestHeader,
@@ -12,46 +12,36 @@ import {
   writeRequestHeader,
   writeResponseHeader,
 } from './header.js';
+import { responseHeaderVersion } from './header-versions.js';
 import type { ApiDescriptor } from './runtime.js';
 
-type ApiRef<Req, Res> = number | ApiDescriptor<Req, Res>;
-
-function resolve<Req, Res>(api: ApiRef<Req, Res>): ApiDescriptor<Req, Res> {
-  if (typeof api !== 'number') return api;
-  const d = apiByKey(api);
-  if (d === undefined) throw new EncodeError('UNSUPPORTED_VERSION', `unknown API key ${api}`);
-  return d as ApiDescriptor<Req, Res>;
-}
-
-/** Size-prefixed request frame as chunks. `api` is an API key or a descriptor (typed body). */
+/** Size-prefixed request frame as chunks. */
 export function encodeRequest<Req>(
-  api: ApiRef<Req, unknown>,
+  api: ApiDescriptor<Req, unknown>,
   version: number,
   correlationId: number,
   clientId: string | null,
   body: Req,
 ): Buffer[] {
-  const d = resolve(api);
   const w = new Writer();
   const size = w.beginSize();
-  writeRequestHeader(w, { requestApiKey: d.key, requestApiVersion: version, correlationId, clientId });
-  d.writeRequest(w, version, body);
+  writeRequestHeader(w, { requestApiKey: api.key, requestApiVersion: version, correlationId, clientId });
+  api.writeRequest(w, version, body);
   w.endSize(size);
   return w.finish();
 }
 
 /** Size-prefixed response frame as chunks, with the header version the API/version requires. */
 export function encodeResponse<Res>(
-  api: ApiRef<unknown, Res>,
+  api: ApiDescriptor<unknown, Res>,
   version: number,
   correlationId: number,
   body: Res,
 ): Buffer[] {
-  const d = resolve(api);
   const w = new Writer();
   const size = w.beginSize();
-  writeResponseHeader(w, correlationId, responseHeaderVersion(d.key, version));
-  d.writeResponse(w, version, body);
+  writeResponseHeader(w, correlationId, responseHeaderVersion(api.key, version));
+  api.writeResponse(w, version, body);
   w.endSize(size);
   return w.finish();
 }
@@ -71,12 +61,11 @@ export function decodeRequestHeader(frame: Buffer): DecodedRequest {
 
 /** Decodes a response frame (without its size prefix) for a request of `api`/`version`. */
 export function decodeResponse<Res>(
-  api: ApiRef<unknown, Res>,
+  api: ApiDescriptor<unknown, Res>,
   version: number,
   frame: Buffer,
 ): { correlationId: number; body: Res } {
-  const d = resolve(api);
   const r = new Reader(frame);
-  const correlationId = readResponseHeader(r, responseHeaderVersion(d.key, version));
-  return { correlationId, body: d.readResponse(r, version) };
+  const correlationId = readResponseHeader(r, responseHeaderVersion(api.key, version));
+  return { correlationId, body: api.readResponse(r, version) };
 }

@@ -5,12 +5,12 @@
 
 import type { Reader } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
-import { requestHeaderVersion } from './apis.js';
 import {
   type RequestHeader,
   readRequestHeader as readHeaderV,
   writeRequestHeader as writeHeaderV,
 } from './generated/request-header.js';
+import { requestHeaderVersion } from './header-versions.js';
 
 export type { RequestHeader };
 

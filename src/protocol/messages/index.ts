@@ -9,7 +9,8 @@ export {
   responseHeaderVersion,
 } from './apis.js';
 export type { DecodedRequest } from './frame.js';
-export { decodeRequestHeader, decodeResponse, encodeRequest, encodeResponse } from './frame.js';
+export { decodeRequestHeader } from './frame.js';
+export { decodeResponse, encodeRequest, encodeResponse } from './frame-by-key.js';
 export * from './generated/index.js';
 export type { RequestHeader } from './header.js';
 export { readRequestHeader, readResponseHeader, writeRequestHeader, writeResponseHeader } from './header.js';
