@@ -51,8 +51,13 @@ export function writevAt(fd: number, bufs: Buffer[], position: number): Promise<
 }
 
 /** Reads up to `length` bytes at `position` into a fresh buffer; returns it trimmed to what was read. */
-export function readAt(fd: number, length: number, position: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafeSlow(length);
+export function readAt(
+  fd: number,
+  length: number,
+  position: number,
+  allocate?: (size: number) => Buffer,
+): Promise<Buffer> {
+  const buf = allocate ? allocate(length) : Buffer.allocUnsafeSlow(length);
   return readInto(fd, buf, position).then((n) => (n === length ? buf : buf.subarray(0, n)));
 }
 

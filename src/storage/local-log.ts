@@ -253,8 +253,16 @@ export class LocalLog {
     this.logEndOffset = group[group.length - 1]!.placed.lastOffset + 1n;
     if (this.#unflushedRecords === 0) this.firstUnflushedMs = this.#hooks.now();
     this.#unflushedRecords += records;
-    for (const g of group) if (g.after !== null) await g.after(segment);
-    if (this.#unflushedRecords >= this.config.flushMessages) await this.flush();
+    try {
+      for (const g of group) if (g.after !== null) await g.after(segment);
+      if (this.#unflushedRecords >= this.config.flushMessages) await this.flush();
+    } catch (err) {
+      // The log goes offline (the caller rethrows); these appends must settle too, or their
+      // requests would wait for ever.
+      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, { cause: err });
+      for (const g of group) g.reject(failure);
+      throw err;
+    }
     this.#hooks.onWritten();
     for (const g of group) g.resolve();
   }
@@ -323,10 +331,17 @@ export class LocalLog {
    * Reads whole batches starting at the one that contains `fetchOffset`, from the tail cache or
    * from the first segment that has data at or after it (one segment per read, like Kafka).
    */
-  async read(fetchOffset: bigint, maxBytes: number, upperBound: bigint, minOneBatch: boolean): Promise<Buffer> {
-    const cached = this.tail.read(fetchOffset, maxBytes, upperBound, minOneBatch);
+  async read(
+    fetchOffset: bigint,
+    maxBytes: number,
+    upperBound: bigint,
+    minOneBatch: boolean,
+    allocate?: (size: number) => Buffer,
+  ): Promise<Buffer> {
+    const cached = this.tail.read(fetchOffset, maxBytes, upperBound, minOneBatch, allocate);
     if (cached !== null) return cached;
-    const req = { fetchOffset, maxBytes, upperBound, minOneBatch, indexIntervalBytes: this.config.indexIntervalBytes };
+    const { indexIntervalBytes } = this.config;
+    const req = { fetchOffset, maxBytes, upperBound, minOneBatch, indexIntervalBytes, allocate };
     for (let i = Math.max(0, this.floorIndex(fetchOffset)); i < this.segments.length; i++) {
       const seg = this.segments[i]!;
       if (seg.baseOffset >= upperBound) break;

@@ -207,8 +207,8 @@ export class LogSegment {
   }
 
   /** Reads `length` bytes at `position` into a fresh buffer (shorter at end of file). */
-  read(position: number, length: number): Promise<Buffer> {
-    return this.#cache.with(this.file, (fd) => readAt(fd, length, position));
+  read(position: number, length: number, allocate?: (size: number) => Buffer): Promise<Buffer> {
+    return this.#cache.with(this.file, (fd) => readAt(fd, length, position, allocate));
   }
 
   /** Writes placed batches contiguously at their assigned positions with one writev. */

@@ -22,6 +22,8 @@ export interface SegmentReadRequest {
   minOneBatch: boolean;
   /** Bytes between offset-index entries: the most a read may have to skip. */
   indexIntervalBytes: number;
+  /** Where the read bytes go (`ReadOptions.allocate`). */
+  allocate?: (size: number) => Buffer;
 }
 
 type Step = { done: Buffer | null } | { start: number; want: number };
@@ -97,7 +99,7 @@ export async function readSegment(seg: LogSegment, req: SegmentReadRequest): Pro
   let start = seg.offsetIndex.lookup(req.fetchOffset).position;
   let want = Math.min(end - start, req.maxBytes + req.indexIntervalBytes + RECORD_BATCH_OVERHEAD);
   for (let attempt = 0; start < end; attempt++) {
-    const buf = await seg.read(start, Math.max(want, Math.min(PREFIX, end - start)));
+    const buf = await seg.read(start, Math.max(want, Math.min(PREFIX, end - start)), req.allocate);
     if (buf.length === 0) return null;
     const next = step(seg, buf, start, start + buf.length < end && buf.length < want ? start + buf.length : end, req);
     if ('done' in next) return next.done;

@@ -1,54 +1,72 @@
 // In-memory copies of the most recently written batches of each log, so that consumers and
-// followers at the tail are served without a file read. One global byte budget, evicted
-// oldest-first across all logs; a log's entries are always a contiguous run of its newest
-// written batches.
+// followers at the tail are served without a file read. One global byte budget over all logs,
+// evicted oldest-first; a log's entries are always a contiguous run of its newest batches.
 //
 // The cache owns what it holds: batches are copied, never referenced, so the buffer an append
-// came from (a network frame) can be reused as soon as the append has completed. Only batches up
-// to `maxCopyBytes` are cached: copying small batches is cheap and they are where a file read
-// per fetch would hurt most; a large batch clears the log's entries instead (they must stay
-// contiguous) and is read back from the page cache like everything older.
+// came from (a network frame) can be reused as soon as the append has completed. Copies go into
+// one ring-shaped arena of `maxBytes`, allocated once: appending then costs a memcpy, not a fresh
+// allocation (whose page faults and GC cost more than the write itself for 64 KiB batches). The
+// arena's FIFO order is the eviction order. Since arena bytes are reused, reads always copy out.
+// Only batches up to `maxCopyBytes` are cached; a larger one clears the log's entries instead
+// (they must stay contiguous) and is read back from the page cache like everything older.
 
 interface TailEntry {
   baseOffset: bigint;
   lastOffset: bigint;
+  /** View into the arena; valid while the entry is live. */
   buf: Buffer;
-  cost: number;
+  /** Absolute arena position of the first byte (laps × size + offset). */
+  start: number;
 }
 
-/** Default largest batch the cache copies. */
-export const DEFAULT_TAIL_COPY_BYTES = 64 * 1024;
-/** Bookkeeping per entry (objects, buffer header), counted against the budget. */
-const ENTRY_OVERHEAD = 128;
+/**
+ * Default largest batch the cache copies. Copying costs about as much as the write itself for
+ * large batches, and a large batch read back from the page cache is one cheap `fs.read`.
+ */
+export const DEFAULT_TAIL_COPY_BYTES = 16 * 1024;
 
 export class TailCacheBudget {
   readonly maxBytes: number;
   readonly maxCopyBytes: number;
-  used = 0;
+  #arena: Buffer | null = null;
+  /** Absolute position of the next allocation; entries live in [next - maxBytes, next). */
+  #next = 0;
   #fifo: { cache: TailCache; entry: TailEntry }[] = [];
   #head = 0;
 
   constructor(maxBytes: number, maxCopyBytes: number = DEFAULT_TAIL_COPY_BYTES) {
-    this.maxBytes = maxBytes;
-    this.maxCopyBytes = Math.min(maxCopyBytes, Math.floor(maxBytes / 8));
+    this.maxBytes = Math.max(0, Math.floor(maxBytes));
+    this.maxCopyBytes = Math.min(maxCopyBytes, Math.floor(this.maxBytes / 8));
   }
 
-  add(cache: TailCache, entry: TailEntry): void {
-    this.used += entry.cost;
-    this.#fifo.push({ cache, entry });
-    while (this.used > this.maxBytes && this.#head < this.#fifo.length) {
+  /** Bytes of the arena in use by live and not yet reclaimed entries. */
+  get used(): number {
+    const head = this.#fifo[this.#head];
+    return head === undefined ? 0 : this.#next - head.entry.start;
+  }
+
+  /** Copies `src` into the arena for `cache`, evicting the oldest entries it overwrites. */
+  add(cache: TailCache, src: Buffer, baseOffset: bigint, lastOffset: bigint): TailEntry {
+    const size = this.maxBytes;
+    this.#arena ??= Buffer.allocUnsafeSlow(size);
+    let start = this.#next;
+    if ((start % size) + src.length > size) start += size - (start % size); // wrap: skip the tail gap
+    const end = start + src.length;
+    while (this.#head < this.#fifo.length && this.#fifo[this.#head]!.entry.start < end - size) {
       const old = this.#fifo[this.#head]!;
       this.#fifo[this.#head++] = undefined as never;
-      if (old.cache.evictIfFirst(old.entry)) this.used -= old.entry.cost;
+      old.cache.evictIfFirst(old.entry);
     }
     if (this.#head > 1024 && this.#head * 2 > this.#fifo.length) {
       this.#fifo = this.#fifo.slice(this.#head);
       this.#head = 0;
     }
-  }
-
-  release(cost: number): void {
-    this.used -= cost;
+    const at = start % size;
+    src.copy(this.#arena, at);
+    const entry: TailEntry = { baseOffset, lastOffset, buf: this.#arena.subarray(at, at + src.length), start };
+    this.#fifo.push({ cache, entry });
+    this.#next = end;
+    return entry;
   }
 }
 
@@ -75,11 +93,7 @@ export class TailCache {
       this.clear();
       return;
     }
-    const copy = Buffer.allocUnsafe(buf.length);
-    buf.copy(copy);
-    const entry = { baseOffset, lastOffset, buf: copy, cost: buf.length + ENTRY_OVERHEAD };
-    this.#entries.push(entry);
-    this.#budget.add(this, entry);
+    this.#entries.push(this.#budget.add(this, buf, baseOffset, lastOffset));
   }
 
   /** Budget eviction: drops `entry` if it is still this cache's oldest. */
@@ -93,10 +107,9 @@ export class TailCache {
     return true;
   }
 
-  /** Forgets entries below `offset` (their segment is no longer active) or all of them. */
+  /** Forgets entries below `offset` (their segment is no longer active). */
   dropBelow(offset: bigint): void {
     while (this.#head < this.#entries.length && this.#entries[this.#head]!.lastOffset < offset) {
-      this.#budget.release(this.#entries[this.#head]!.cost);
       this.#entries[this.#head++] = undefined as never;
     }
     if (this.#head === this.#entries.length) {
@@ -105,18 +118,24 @@ export class TailCache {
     }
   }
 
+  /** Forgets every entry (their arena bytes are reclaimed as the arena wraps). */
   clear(): void {
-    for (let i = this.#head; i < this.#entries.length; i++) this.#budget.release(this.#entries[i]!.cost);
     this.#entries = [];
     this.#head = 0;
   }
 
   /**
    * Serves a read from memory when the batch containing `fetchOffset` is cached: whole batches
-   * with last offset below `upperBound`, within `maxBytes` (at least one if `minOneBatch`).
-   * Returns null when the cache does not cover `fetchOffset`.
+   * with last offset below `upperBound`, within `maxBytes` (at least one if `minOneBatch`),
+   * copied into a fresh buffer. Returns null when the cache does not cover `fetchOffset`.
    */
-  read(fetchOffset: bigint, maxBytes: number, upperBound: bigint, minOneBatch: boolean): Buffer | null {
+  read(
+    fetchOffset: bigint,
+    maxBytes: number,
+    upperBound: bigint,
+    minOneBatch: boolean,
+    allocate?: (size: number) => Buffer,
+  ): Buffer | null {
     const entries = this.#entries;
     if (this.#head >= entries.length || fetchOffset < entries[this.#head]!.baseOffset) return null;
     let lo = this.#head;
@@ -140,8 +159,7 @@ export class TailCache {
       end++;
     }
     if (end === first) return Buffer.alloc(0);
-    if (end === first + 1) return entries[first]!.buf;
-    const out = Buffer.allocUnsafeSlow(bytes);
+    const out = allocate ? allocate(bytes) : Buffer.allocUnsafeSlow(bytes);
     let at = 0;
     for (let i = first; i < end; i++) {
       entries[i]!.buf.copy(out, at);

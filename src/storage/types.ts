@@ -41,6 +41,14 @@ export interface ReadOptions {
   upperBound: ReadUpperBound;
   /** Return the first batch even when it alone exceeds `maxBytes` (Kafka's minOneMessage). */
   minOneBatch: boolean;
+  /**
+   * Where the bytes read from files (or gathered from the tail cache) go; default fresh
+   * buffers. The result may be a subarray of one of them (or a tail-cache buffer, which is never
+   * from here), and the log keeps no reference to any of them once the read has settled, so the
+   * caller may reuse them after it is done with the result. Buffers of a read that had to be
+   * retried are simply dropped.
+   */
+  allocate?: (size: number) => Buffer;
 }
 
 export interface AbortedTransaction {

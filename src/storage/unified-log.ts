@@ -308,7 +308,7 @@ export class UnifiedLog implements PartitionLog {
     let bound = ub === 'hw' ? this.#highWatermark : ub === 'lso' ? this.lastStableOffset : ub === 'leo' ? leo : ub;
     if (bound > leo) bound = leo;
     const records =
-      fetchOffset >= bound ? EMPTY : await this.local.read(fetchOffset, Math.max(0, options.maxBytes), bound, options.minOneBatch);
+      fetchOffset >= bound ? EMPTY : await this.local.read(fetchOffset, Math.max(0, options.maxBytes), bound, options.minOneBatch, options.allocate);
     const result: ReadResult = {
       records,
       highWatermark: this.#highWatermark,
