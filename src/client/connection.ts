@@ -58,6 +58,8 @@ export class Connection {
   #buffered = 0;
   #closed = false;
   #onClose: ((err: Error | null) => void) | null = null;
+  /** The socket corked until the next tick, if any. */
+  #corked: net.Socket | null = null;
 
   constructor(opts: ConnectionOptions) {
     this.#opts = opts;
@@ -143,15 +145,25 @@ export class Connection {
     this.#fail(new ClientClosedError('connection closed'), true);
   }
 
+  /**
+   * Queues a frame's chunks on a corked socket that is uncorked on the next tick: every request
+   * submitted in the same turn of the event loop (e.g. the Produce requests of one sender drain)
+   * leaves in a single writev, which also wakes the broker once instead of once per request.
+   */
   #write(socket: net.Socket, frame: Buffer[]): void {
-    if (frame.length === 1) {
-      socket.write(frame[0]!);
-      return;
+    if (this.#corked !== socket) {
+      this.#corked = socket;
+      socket.cork();
+      process.nextTick(this.#uncork);
     }
-    socket.cork();
-    for (const b of frame) socket.write(b);
-    socket.uncork();
+    for (let i = 0; i < frame.length; i++) socket.write(frame[i]!);
   }
+
+  readonly #uncork = (): void => {
+    const socket = this.#corked;
+    this.#corked = null;
+    socket?.uncork();
+  };
 
   #describe(err: Error): string {
     return `connection to ${this.host}:${this.port} failed: ${err.message}`;

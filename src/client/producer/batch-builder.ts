@@ -145,9 +145,16 @@ export class BatchBuilder {
     off = writeVarlong(buf, off, tsDelta);
     off = writeVarint(buf, off, offsetDelta);
     off = writeVarint(buf, off, keyLen);
-    if (keyLen > 0) off += key!.copy(buf, off);
+    // TypedArray#set: Buffer#copy adds argument checks and a subarray around the same call.
+    if (keyLen > 0) {
+      buf.set(key!, off);
+      off += keyLen;
+    }
     off = writeVarint(buf, off, valueLen);
-    if (valueLen > 0) off += value!.copy(buf, off);
+    if (valueLen > 0) {
+      buf.set(value!, off);
+      off += valueLen;
+    }
     if (headers.list === null) buf[off++] = 0;
     else {
       off = writeVarint(buf, off, headers.list.length);

@@ -25,7 +25,10 @@ interface StickyState {
 }
 
 export class Partitioner {
-  readonly #keyed: PartitionerFn;
+  /** A user function; null for the built-in hashes, which are called without a context object. */
+  readonly #user: PartitionerFn | null;
+  /** Built-in hash; null means "no usable key" (librdkafka's CRC-32 treats an empty key so). */
+  readonly #hash: (key: Buffer, n: number) => number | null;
   readonly #batchSize: number;
   readonly #ignoreKeys: boolean;
   #sticky = new Map<string, StickyState>();
@@ -33,11 +36,8 @@ export class Partitioner {
   constructor(option: PartitionerOption, batchSize: number, ignoreKeys: boolean) {
     this.#batchSize = batchSize;
     this.#ignoreKeys = ignoreKeys;
-    if (option === 'murmur2')
-      this.#keyed = (c) => (c.key === null ? null : murmur2Partition(c.key, c.numPartitions));
-    else if (option === 'crc32')
-      this.#keyed = (c) => (c.key === null ? null : crc32Partition(c.key, c.numPartitions));
-    else this.#keyed = option;
+    this.#user = typeof option === 'function' ? option : null;
+    this.#hash = option === 'crc32' ? crc32Partition : murmur2Partition;
   }
 
   /** The partition for a record; `size` feeds the sticky byte count. */
@@ -48,14 +48,21 @@ export class Partitioner {
     available: readonly number[],
     size: number,
   ): number {
-    if (!this.#ignoreKeys) {
-      const p = this.#keyed({ topic, key, numPartitions, availablePartitions: available });
-      if (p !== null && p !== undefined) return p;
+    const user = this.#user;
+    if (user !== null) {
+      if (!this.#ignoreKeys) {
+        const p = user({ topic, key, numPartitions, availablePartitions: available });
+        if (p !== null && p !== undefined) return p;
+      }
+    } else if (key !== null && !this.#ignoreKeys) {
+      const p = this.#hash(key, numPartitions);
+      if (p !== null) return p;
     }
     return this.#stickyPartition(topic, numPartitions, available, size);
   }
 
   #stickyPartition(topic: string, n: number, available: readonly number[], size: number): number {
+    if (n === 1) return 0; // nothing to stick to or switch between
     let s = this.#sticky.get(topic);
     if (s === undefined || s.partition >= n) {
       s = { partition: pickRandom(n, available, -1), bytes: 0 };

@@ -1,6 +1,8 @@
 // One batch of records for one partition, from its first append to its acknowledgement.
-// Per-record state is kept in two parallel arrays (callback, timestamp) rather than one object
-// per record, and only records sent with a callback or promise pay for an entry.
+// Completion state is run-length encoded rather than kept per record: a run starts where the
+// callback (or the timestamp) differs from the previous record's. A loop sending with one shared
+// callback (or none) within the same millisecond therefore stores nothing per record, and a
+// promise per record costs one run entry, as a per-record array would.
 import { compress } from '../../protocol/compression/index.js';
 import { BATCH_HEADER_SIZE, BatchBuilder, type SealOptions, sealBatch } from './batch-builder.js';
 
@@ -27,10 +29,15 @@ export class ProducerBatch {
   count = 0;
   baseTimestamp = 0;
   maxTimestamp = -1;
-  // Sparse per-record completion: index i of `callbacks` belongs to record i.
-  callbacks: (DeliveryCallback | undefined)[] = [];
-  timestamps: number[] = [];
-  hasCallbacks = false;
+  // Callback runs: records cbStart[k] .. cbStart[k+1]-1 report to cbFn[k] (undefined = none).
+  #cbStart: number[] = [];
+  #cbFn: (DeliveryCallback | undefined)[] = [];
+  #lastCb: DeliveryCallback | undefined = undefined;
+  // Timestamp runs, same layout: the create time of records tsStart[k] .. tsStart[k+1]-1.
+  #tsStart: number[] = [];
+  #tsVal: number[] = [];
+  #lastTs = Number.NaN;
+  /** Records appended with a callback (or promise); the others report through flush(). */
   callbackCount = 0;
   /** Set when the batch failed. */
   error: Error | null = null;
@@ -75,18 +82,21 @@ export class ProducerBatch {
   ): boolean {
     const b = this.builder;
     if (b === null || !b.tryAppend(timestamp, key, value, headers)) return false;
-    if (cb !== undefined) {
-      // Fill the gap left by earlier fire-and-forget records so indexes stay aligned.
-      while (this.callbacks.length < this.count) {
-        this.callbacks.push(undefined);
-        this.timestamps.push(0);
-      }
-      this.callbacks.push(cb);
-      this.timestamps.push(timestamp);
-      this.hasCallbacks = true;
-      this.callbackCount++;
+    const i = this.count;
+    if (cb !== this.#lastCb || i === 0) {
+      this.#cbStart.push(i);
+      this.#cbFn.push(cb);
+      this.#lastCb = cb;
     }
-    this.count++;
+    if (cb !== undefined) {
+      this.callbackCount++;
+      if (timestamp !== this.#lastTs) {
+        this.#tsStart.push(i);
+        this.#tsVal.push(timestamp);
+        this.#lastTs = timestamp;
+      }
+    }
+    this.count = i + 1;
     return true;
   }
 
@@ -145,15 +155,27 @@ export class ProducerBatch {
   complete(baseOffset: bigint, logAppendTime: bigint): void {
     if (this.done) return;
     this.#settled();
-    if (!this.hasCallbacks) return;
+    if (this.callbackCount === 0) return;
     const appendTime = logAppendTime >= 0n ? Number(logAppendTime) : -1;
-    const cbs = this.callbacks;
-    for (let i = 0; i < cbs.length; i++) {
-      const cb = cbs[i];
-      if (cb === undefined) continue;
-      const offset = baseOffset < 0n ? -1n : baseOffset + BigInt(i);
-      const timestamp = appendTime >= 0 ? appendTime : this.timestamps[i]!;
-      invoke(cb, null, { topic: this.topic, partition: this.partition, offset, timestamp });
+    // One BigInt per record instead of two when the offsets are safe integers (always, in practice).
+    const base = Number(baseOffset);
+    const small = baseOffset >= 0n && Number.isSafeInteger(base + this.count);
+    const { topic, partition, count } = this;
+    const cbStart = this.#cbStart;
+    const cbFn = this.#cbFn;
+    const tsStart = this.#tsStart;
+    const tsVal = this.#tsVal;
+    let ts = 0; // index of the timestamp run of record i
+    for (let run = 0; run < cbStart.length; run++) {
+      const cb = cbFn[run];
+      if (cb === undefined) continue; // timestamp runs cover only records with callbacks
+      const end = run + 1 < cbStart.length ? cbStart[run + 1]! : count;
+      for (let i = cbStart[run]!; i < end; i++) {
+        while (ts + 1 < tsStart.length && tsStart[ts + 1]! <= i) ts++;
+        const offset = small ? BigInt(base + i) : baseOffset < 0n ? -1n : baseOffset + BigInt(i);
+        const timestamp = appendTime >= 0 ? appendTime : tsVal[ts]!;
+        invoke(cb, null, { topic, partition, offset, timestamp });
+      }
     }
   }
 
@@ -161,7 +183,14 @@ export class ProducerBatch {
     if (this.done) return;
     this.error = err;
     this.#settled();
-    for (const cb of this.callbacks) if (cb !== undefined) invoke(cb, err, null);
+    const cbStart = this.#cbStart;
+    const cbFn = this.#cbFn;
+    for (let run = 0; run < cbStart.length; run++) {
+      const cb = cbFn[run];
+      if (cb === undefined) continue;
+      const end = run + 1 < cbStart.length ? cbStart[run + 1]! : this.count;
+      for (let i = cbStart[run]!; i < end; i++) invoke(cb, err, null);
+    }
   }
 }
 

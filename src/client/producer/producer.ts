@@ -332,12 +332,14 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       if (record.partition !== undefined && (!Number.isInteger(record.partition) || record.partition < 0)) {
         throw new SerializationError(`invalid partition ${record.partition}`);
       }
-      const timestamp = record.timestamp ?? Date.now();
+      // One clock read per record: it is the default timestamp and the batch-creation time.
+      const now = Date.now();
+      const timestamp = record.timestamp ?? now;
       // Fast path: no record is waiting and metadata is known — append without a queue entry.
       if (this.#waitingCount() === 0) {
         const t = this.#metadata.topic(topic);
         if (t !== undefined && t.partitions.length > 0) {
-          const r = this.#append(topic, record.partition, key, value, headers, timestamp, cb, size, t);
+          const r = this.#append(topic, record.partition, key, value, headers, timestamp, cb, size, t, now);
           if (r !== NO_MEMORY) return true;
         } else this.#metadata.track(topic);
       }
@@ -379,6 +381,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     cb: DeliveryCallback | undefined,
     size: number,
     t: TopicMetadata,
+    now: number,
   ): number {
     const n = t.partitions.length;
     let p = partition;
@@ -391,7 +394,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       this.#report(cb, new SerializationError(`partitioner returned invalid partition ${p} for ${topic}`));
       return APPENDED;
     }
-    const r = this.#acc.append(topic, p, timestamp, key, value, headers, cb, Date.now());
+    const r = this.#acc.append(topic, p, timestamp, key, value, headers, cb, now);
     if (r === NO_MEMORY) return r;
     if (this.#txn !== null) this.#txn.addPartition(topic, p);
     if (r !== APPENDED) this.#sender.wakeup();
@@ -417,8 +420,18 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
           }
         }
         while (
-          this.#append(w.topic, w.partition, w.key, w.value, w.headers, w.timestamp, w.cb, w.size, t) ===
-          NO_MEMORY
+          this.#append(
+            w.topic,
+            w.partition,
+            w.key,
+            w.value,
+            w.headers,
+            w.timestamp,
+            w.cb,
+            w.size,
+            t,
+            Date.now(),
+          ) === NO_MEMORY
         ) {
           const left = w.deadline - Date.now();
           if (left <= 0 || this.#sender.fatalError !== null) {
@@ -430,14 +443,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
             );
           }
           this.#sender.wakeup();
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            this.#acc.pool.waitForRelease(),
-            new Promise<void>((r) => {
-              timer = setTimeout(r, left);
-            }),
-          ]);
-          clearTimeout(timer);
+          await this.#acc.pool.waitForRelease(w.deadline);
           t = this.#metadata.topic(w.topic) ?? t;
         }
       } catch (err) {
@@ -456,6 +462,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     this.#waitLoopRunning = false;
     this.#waiting = [];
     this.#waitingHead = 0;
+    this.#acc.pool.clearDeadline();
     for (const r of this.#bufferWaiters.splice(0)) r();
   }
 
@@ -464,6 +471,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     this.#waiting = [];
     this.#waitingHead = 0;
     this.#waitingBytes = 0;
+    this.#acc.pool.release(0); // the waiting loop wakes up, finds nothing and ends
     for (const r of this.#bufferWaiters.splice(0)) r();
   }
 
