@@ -20,6 +20,7 @@ import { Controller } from './metadata/controller.js';
 import { LocalMetadataStore } from './metadata/local-store.js';
 import { MetadataImage } from './metadata/metadata-image.js';
 import { ProducerIdManager } from './metadata/producer-ids.js';
+import { BufferPool } from './network/buffer-pool.js';
 import { SocketServer } from './network/socket-server.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 
@@ -71,6 +72,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const groups = new BrokerGroupCoordinator({ config, image, controller, replicas, logger });
   const producerIds = new ProducerIdManager(store);
   const txns = new BrokerTxnCoordinator({ config, image, controller, replicas, producerIds, groups, logger });
+  const buffers = new BufferPool();
   const services: BrokerServices = {
     nodeId: config.nodeId,
     config,
@@ -84,6 +86,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     logger,
     groups,
     txns,
+    buffers,
   };
   let server: SocketServer | null = null;
   try {
@@ -99,11 +102,13 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
       maxConnections: config.maxConnections,
       handler: new Dispatcher(services),
       logger,
+      buffers,
     });
     await server.listen();
   } catch (e) {
     await logs.close();
     await store.close();
+    buffers.close();
     throw e;
   }
   const host = config.advertisedHost ?? advertisableHost(server.host);
@@ -129,6 +134,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         groups.close();
         await logs.close();
         await store.close();
+        buffers.close();
         logger.log('info', 'broker stopped', { nodeId: config.nodeId });
       })();
       return closing;

@@ -6,6 +6,9 @@
 // carries AbortedTransactions. The first non-empty partition always gets its first batch whole,
 // even above MaxBytes/PartitionMaxBytes (KIP-74). Fewer than MinBytes → park until an append
 // or MaxWaitMs, then read again. v13+ names topics by id. v15+ carries ReplicaId in ReplicaState.
+// Record bytes read from files go into pooled buffers (`broker.buffers`), returned to the pool
+// once the response has been written: a fresh 1 MB buffer per partition read cost page faults
+// and external-memory GCs that dominated the broker's CPU while serving consumers.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
@@ -15,7 +18,7 @@ import {
   fetchApi,
 } from '../../protocol/messages/generated/fetch.js';
 import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
-import { defineApi } from './api.js';
+import { defineApi, type RequestContext } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
 import type { BrokerServices } from './services.js';
 
@@ -57,6 +60,7 @@ async function readAll(
   maxBytes: number,
   readCommitted: boolean,
   logs: WatchedLog[],
+  allocate: ((size: number) => Buffer) | undefined,
 ): Promise<{ responses: FetchResponse['responses']; bytes: number; error: boolean }> {
   let bytes = 0;
   let error = false;
@@ -101,6 +105,7 @@ async function readAll(
             maxBytes: limit,
             upperBound: readCommitted ? 'lso' : 'hw',
             minOneBatch: bytes === 0,
+            allocate,
           });
           base.highWatermark = r.highWatermark;
           base.lastStableOffset = r.lastStableOffset;
@@ -120,6 +125,45 @@ async function readAll(
     responses.push({ topic: t.topic, topicId: t.topicId, partitions });
   }
   return { responses, bytes, error };
+}
+
+/**
+ * Read buffers from the broker's pool for one Fetch. `allocate` is handed to the log reads;
+ * every buffer goes back once nothing references it: after the response was written, or at
+ * once when a long-poll pass is discarded. Only with a pool and a connection that reports when
+ * the response has left (hand-made test contexts have neither).
+ */
+function pooledReads(ctx: RequestContext): {
+  allocate: (size: number) => Buffer;
+  releaseNow: () => void;
+  releaseAfterResponse: () => void;
+} | null {
+  const pool = ctx.broker.buffers;
+  const onSent = ctx.onResponseSent;
+  if (pool === undefined || onSent === undefined) return null;
+  let lent: Buffer[] = [];
+  const take = (): Buffer[] => {
+    const bufs = lent;
+    lent = [];
+    return bufs;
+  };
+  return {
+    allocate(size) {
+      const b = pool.acquire(size);
+      lent.push(b);
+      return b;
+    },
+    releaseNow() {
+      for (const b of take()) pool.release(b);
+    },
+    releaseAfterResponse() {
+      const bufs = take();
+      if (bufs.length > 0)
+        onSent(() => {
+          for (const b of bufs) pool.release(b);
+        });
+    },
+  };
 }
 
 function resolveTargets(broker: BrokerServices, req: FetchRequest, version: number): Target[] {
@@ -159,9 +203,10 @@ export default defineApi<FetchRequest, FetchResponse>({
     );
     const readCommitted = req.isolationLevel === READ_COMMITTED;
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
+    const reads = pooledReads(ctx);
     for (;;) {
       const logs: WatchedLog[] = [];
-      const result = await readAll(broker, targets, maxBytes, readCommitted, logs);
+      const result = await readAll(broker, targets, maxBytes, readCommitted, logs, reads?.allocate);
       const remaining = deadline - Date.now();
       const satisfied = result.bytes >= req.minBytes || result.error || remaining <= 0 || logs.length === 0;
       // Without an append since the read, the answer we have is still the right one.
@@ -170,6 +215,7 @@ export default defineApi<FetchRequest, FetchResponse>({
         broker.replicas.isClosing ||
         (await waitForAppend(logs, remaining, broker.replicas)) !== 'data'
       ) {
+        reads?.releaseAfterResponse();
         return {
           throttleTimeMs: 0,
           errorCode: ErrorCode.NONE,
@@ -178,6 +224,8 @@ export default defineApi<FetchRequest, FetchResponse>({
           nodeEndpoints: [],
         };
       }
+      // This pass's answer is dropped: nothing references its buffers any more.
+      reads?.releaseNow();
     }
   },
 });

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import type { Controller } from '../metadata/controller.js';
 import type { MetadataImage } from '../metadata/metadata-image.js';
 import type { ProducerIdManager } from '../metadata/producer-ids.js';
+import type { BufferPool } from '../network/buffer-pool.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { ApiRegistry } from './registry.js';
 
@@ -28,4 +29,6 @@ export interface BrokerServices {
   readonly groups?: BrokerGroupCoordinator;
   /** The transaction coordinator (__transaction_state, markers); absent in hand-made test services. */
   readonly txns?: BrokerTxnCoordinator;
+  /** Reusable large buffers (request frames, fetch reads); absent = plain allocations. */
+  readonly buffers?: BufferPool;
 }
