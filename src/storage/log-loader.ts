@@ -5,7 +5,7 @@
 // After a clean shutdown only the tail of the last segment is checked.
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
-import { lastOffsetOf, leaderEpochOf, maxTimestampOf, producerBatchOf } from './batch-info.js';
+import { hasProducer, lastOffsetOf, leaderEpochOf, maxTimestampOf, producerBatchOf } from './batch-info.js';
 import {
   CLEANED_SUFFIX,
   DELETED_SUFFIX,
@@ -153,7 +153,8 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
         const base = buf.readBigInt64BE(pos);
         const epoch = leaderEpochOf(buf, pos);
         if (epoch > epochs.latestEpoch) epochs.assign(epoch, base);
-        if (base >= applyFrom) {
+        // Batches without a producer id do not touch producer state (most of a plain log).
+        if (base >= applyFrom && hasProducer(buf, pos)) {
           const done = producers.apply(producerBatchOf(buf, pos, size));
           if (done?.aborted) {
             const { producerId, firstOffset, lastOffset } = done;

@@ -213,6 +213,19 @@ export class LogManager {
     }
     let root = this.logDirs[0]!;
     for (const d of this.logDirs) if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
+    // Count it now, so that concurrent creations spread over the dirs.
+    this.#dirCounts.set(root, (this.#dirCounts.get(root) ?? 0) + 1);
+    try {
+      const log = await this.#createIn(root, topic, partition, topicId);
+      this.#logs.set(partitionKey(topic, partition), { log, dir: root });
+      return log;
+    } catch (err) {
+      this.#dirCounts.set(root, (this.#dirCounts.get(root) ?? 1) - 1);
+      throw err;
+    }
+  }
+
+  async #createIn(root: string, topic: string, partition: number, topicId: string): Promise<UnifiedLog> {
     const dir = join(root, partitionDirName(topic, partition));
     const params = {
       dir,
@@ -236,7 +249,6 @@ export class LogManager {
       await writePartitionMetadata(dir, topicId);
       log = (await loadLog({ ...params, created: true })).log;
     }
-    this.#register(partitionKey(topic, partition), { log, dir: root });
     return log;
   }
 

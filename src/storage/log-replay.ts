@@ -1,7 +1,7 @@
 // Rebuilding producer state from the log: start from the newest usable `.snapshot` at or below
 // the target and apply the batch headers after it (Kafka's loadProducerState). Used by
 // recovery and after truncation.
-import { lastOffsetOf, producerBatchOf } from './batch-info.js';
+import { hasProducer, producerBatchOf } from './batch-info.js';
 import { scanSegment } from './segment-scanner.js';
 import type { LocalLog } from './local-log.js';
 import type { ProducerStateManager } from './producer-state.js';
@@ -32,7 +32,7 @@ export async function applyRange(local: LocalLog, producers: ProducerStateManage
       scanSegment(fd, start, seg.size, { verifyCrc: false }, (buf, pos, size) => {
         const base = buf.readBigInt64BE(pos);
         if (base >= to) return false;
-        if (lastOffsetOf(buf, pos) >= from && base >= from) producers.apply(producerBatchOf(buf, pos, size));
+        if (base >= from && hasProducer(buf, pos)) producers.apply(producerBatchOf(buf, pos, size));
         return true;
       }),
     );

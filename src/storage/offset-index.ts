@@ -39,6 +39,25 @@ export class OffsetIndex extends SparseIndex {
     return { offset: this.baseOffset + BigInt(this.#relAt(i)), position: this.#posAt(i) };
   }
 
+  /**
+   * The largest indexed batch position in (`after`, `limit`], or -1: a batch boundary that lets
+   * a read of whole batches be sized exactly.
+   */
+  floorPosition(limit: number, after: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const pos = this.#posAt(mid);
+      if (pos <= limit) {
+        found = pos;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found > after ? found : -1;
+  }
+
   /** The first entry whose position is ≥ `position`, as an entry count to keep. */
   #countBelowPosition(position: number): number {
     let n = this.count;

@@ -97,7 +97,10 @@ export async function readSegment(seg: LogSegment, req: SegmentReadRequest): Pro
   await seg.ensureIndexes();
   const end = seg.size;
   let start = seg.offsetIndex.lookup(req.fetchOffset).position;
-  let want = Math.min(end - start, req.maxBytes + req.indexIntervalBytes + RECORD_BATCH_OVERHEAD);
+  // Size the read from the index: up to the last indexed batch boundary within maxBytes, so the
+  // buffer holds whole batches only; without one, maxBytes plus what the index may skip.
+  const boundary = end - start <= req.maxBytes ? end : seg.offsetIndex.floorPosition(start + req.maxBytes, start);
+  let want = boundary > start ? boundary - start : Math.min(end - start, req.maxBytes + req.indexIntervalBytes + RECORD_BATCH_OVERHEAD);
   for (let attempt = 0; start < end; attempt++) {
     const buf = await seg.read(start, Math.max(want, Math.min(PREFIX, end - start)), req.allocate);
     if (buf.length === 0) return null;

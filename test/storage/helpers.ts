@@ -58,6 +58,6 @@ export function records(buf: Buffer): ReadRecord[] {
   return out;
 }
 
-export function openManager(dir: string, extra: Partial<LogManagerOptions> = {}): Promise<LogManager> {
+export function openManager(dir: string | string[], extra: Partial<LogManagerOptions> = {}): Promise<LogManager> {
   return LogManager.open({ logDirs: dir, ...extra });
 }
