@@ -159,6 +159,11 @@ export class Connection {
     for (let i = 0; i < frame.length; i++) socket.write(frame[i]!);
   }
 
+  /** Writes out now what was queued in this tick (instead of at the next tick). */
+  flushWrites(): void {
+    this.#uncork();
+  }
+
   readonly #uncork = (): void => {
     const socket = this.#corked;
     this.#corked = null;

@@ -149,6 +149,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
           if (conn !== null) return link.requestOn(conn, produceApi, req, opts);
           return link.request(produceApi, req, opts);
         },
+        flush: (node) => this.#pool.link(node)?.currentConnection()?.flushWrites(),
       },
       {
         acks: o.acks,

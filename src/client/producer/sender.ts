@@ -22,6 +22,8 @@ export interface SenderCluster {
   requestMetadataUpdate(): void;
   /** Sends a Produce request; resolves undefined when no response is expected (acks=0). */
   produce(nodeId: number, req: ProduceRequest, expectResponse: boolean): Promise<ProduceResponse | undefined>;
+  /** Writes out what `produce` queued for the node (one writev per drain). Optional. */
+  flush?(nodeId: number): void;
 }
 
 /** What the transaction manager tells the sender. */
@@ -112,15 +114,23 @@ export class Sender {
     return this.#inflight;
   }
 
-  /** Requests a run of the drain loop on the next turn of the event loop. */
+  /**
+   * Requests a run of the drain loop once the current synchronous work is done. A microtask, not
+   * setImmediate: when a response frees a slot, the next request then leaves before the
+   * producer's caller resumes appending (with buffer.memory full, full batches are waiting),
+   * instead of after it and after the next I/O poll. Appends in one synchronous burst still
+   * share one run.
+   */
   wakeup(): void {
     if (this.#scheduled || this.#stopped) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.run();
-    });
+    queueMicrotask(this.#runScheduled);
   }
+
+  readonly #runScheduled = (): void => {
+    this.#scheduled = false;
+    this.run();
+  };
 
   /** Asks for an epoch bump once in-flight requests have returned (idempotent producers). */
   requestEpochBump(): void {
@@ -170,11 +180,14 @@ export class Sender {
     }
     if (unknownLeader) this.#cluster.requestMetadataUpdate();
     for (const [node, queues] of perNode) {
+      let sent = false;
       while ((this.#inflightPerNode.get(node) ?? 0) < this.#o.maxInFlight) {
         const batches = this.#collect(node, queues, now);
         if (batches.length === 0) break;
         this.#send(node, batches);
+        sent = true;
       }
+      if (sent) this.#cluster.flush?.(node);
       for (const q of queues) {
         const w = this.#wakeTime(q, now);
         if (w < nextWake) nextWake = w;
