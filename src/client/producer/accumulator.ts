@@ -5,7 +5,7 @@
 // returned when the batch completes, so the bytes held by unsent records never exceed
 // buffer.memory. The sender decides when batches are drained (full, linger expired, flush).
 import { BATCH_HEADER_SIZE, type EncodedHeaders, recordSizeUpperBound } from './batch-builder.js';
-import { type DeliveryCallback, ProducerBatch } from './producer-batch.js';
+import { type Completion, ProducerBatch } from './producer-batch.js';
 
 const SLAB_BYTES = 1 << 20;
 
@@ -187,7 +187,7 @@ export class RecordAccumulator {
     key: Buffer | null,
     value: Buffer | null,
     headers: EncodedHeaders,
-    cb: DeliveryCallback | undefined,
+    cb: Completion | undefined,
     now: number,
   ): AppendResult {
     const q = this.queue(topic, partition);

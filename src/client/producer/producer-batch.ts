@@ -17,6 +17,23 @@ export interface RecordMetadata {
 
 export type DeliveryCallback = (err: Error | null, metadata: RecordMetadata | null) => void;
 
+/**
+ * The settle functions of the promise `send()` returned. Kept as a plain pair instead of a
+ * `(err, md) => …` closure around them: a producer with buffer.memory full of promise sends holds
+ * hundreds of thousands of these, and what they retain is what every scavenge has to copy.
+ */
+export class PromiseCompletion {
+  readonly resolve: (md: RecordMetadata) => void;
+  readonly reject: (err: Error) => void;
+  constructor(resolve: (md: RecordMetadata) => void, reject: (err: Error) => void) {
+    this.resolve = resolve;
+    this.reject = reject;
+  }
+}
+
+/** How a record reports its outcome: a callback, or the promise send() returned. */
+export type Completion = DeliveryCallback | PromiseCompletion;
+
 export class ProducerBatch {
   readonly topic: string;
   readonly partition: number;
@@ -31,8 +48,8 @@ export class ProducerBatch {
   maxTimestamp = -1;
   // Callback runs: records cbStart[k] .. cbStart[k+1]-1 report to cbFn[k] (undefined = none).
   #cbStart: number[] = [];
-  #cbFn: (DeliveryCallback | undefined)[] = [];
-  #lastCb: DeliveryCallback | undefined = undefined;
+  #cbFn: (Completion | undefined)[] = [];
+  #lastCb: Completion | undefined = undefined;
   // Timestamp runs, same layout: the create time of records tsStart[k] .. tsStart[k+1]-1.
   #tsStart: number[] = [];
   #tsVal: number[] = [];
@@ -78,7 +95,7 @@ export class ProducerBatch {
     key: Buffer | null,
     value: Buffer | null,
     headers: Parameters<BatchBuilder['tryAppend']>[3],
-    cb: DeliveryCallback | undefined,
+    cb: Completion | undefined,
   ): boolean {
     const b = this.builder;
     if (b === null || !b.tryAppend(timestamp, key, value, headers)) return false;
@@ -174,7 +191,9 @@ export class ProducerBatch {
         while (ts + 1 < tsStart.length && tsStart[ts + 1]! <= i) ts++;
         const offset = small ? BigInt(base + i) : baseOffset < 0n ? -1n : baseOffset + BigInt(i);
         const timestamp = appendTime >= 0 ? appendTime : tsVal[ts]!;
-        invoke(cb, null, { topic, partition, offset, timestamp });
+        const md: RecordMetadata = { topic, partition, offset, timestamp };
+        if (typeof cb === 'function') invoke(cb, null, md);
+        else cb.resolve(md);
       }
     }
   }
@@ -189,9 +208,15 @@ export class ProducerBatch {
       const cb = cbFn[run];
       if (cb === undefined) continue;
       const end = run + 1 < cbStart.length ? cbStart[run + 1]! : this.count;
-      for (let i = cbStart[run]!; i < end; i++) invoke(cb, err, null);
+      for (let i = cbStart[run]!; i < end; i++) settleError(cb, err);
     }
   }
+}
+
+/** Reports a failure to a callback or a promise. */
+export function settleError(c: Completion, err: Error): void {
+  if (typeof c === 'function') invoke(c, err, null);
+  else c.reject(err);
 }
 
 /** A throwing user callback must not break delivery of the other records: rethrow it later. */

@@ -28,7 +28,14 @@ import {
 } from './batch-builder.js';
 import { ProducerIdentity } from './idempotence.js';
 import { Partitioner } from './partitioner.js';
-import type { DeliveryCallback, ProducerBatch, RecordMetadata } from './producer-batch.js';
+import {
+  type Completion,
+  type DeliveryCallback,
+  type ProducerBatch,
+  PromiseCompletion,
+  type RecordMetadata,
+  settleError,
+} from './producer-batch.js';
 import {
   type ProducerOptions,
   type ResolvedProducerOptions,
@@ -56,7 +63,7 @@ interface Waiting {
   value: Buffer | null;
   headers: EncodedHeaders;
   timestamp: number;
-  cb: DeliveryCallback | undefined;
+  cb: Completion | undefined;
   deadline: number;
   size: number;
 }
@@ -74,6 +81,15 @@ export class SerializationError extends KafkaClientError {
   constructor(message: string, cause?: unknown) {
     super('SERIALIZATION', message, false, { cause });
   }
+}
+
+// The executor of every promise send() returns: a module-level function that hands the settle
+// functions over synchronously, instead of a new closure per record.
+let capturedResolve: ((md: RecordMetadata) => void) | undefined;
+let capturedReject: ((err: Error) => void) | undefined;
+function captureSettlers(resolve: (md: RecordMetadata) => void, reject: (err: Error) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
 }
 
 function defaultSerializer(v: unknown): Buffer | null {
@@ -202,9 +218,11 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   send(record: ProducerRecord<K, V>, callback: DeliveryCallback): boolean;
   send(record: ProducerRecord<K, V>, callback?: DeliveryCallback): Promise<RecordMetadata> | boolean {
     if (callback !== undefined) return this.#send(record, callback);
-    return new Promise<RecordMetadata>((resolve, reject) => {
-      this.#send(record, (err, md) => (err !== null ? reject(err) : resolve(md!)));
-    });
+    const promise = new Promise<RecordMetadata>(captureSettlers);
+    const completion = new PromiseCompletion(capturedResolve!, capturedReject!);
+    capturedResolve = capturedReject = undefined;
+    this.#send(record, completion);
+    return promise;
   }
 
   /** Sends without per-record notification; a failure is reported by the next flush(). */
@@ -308,7 +326,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
 
   // ---- internals ----------------------------------------------------------------------------
 
-  #send(record: ProducerRecord<K, V>, cb: DeliveryCallback | undefined): boolean {
+  #send(record: ProducerRecord<K, V>, cb: Completion | undefined): boolean {
     let w: Waiting;
     try {
       if (this.#closed) throw new ClientClosedError('producer is closed');
@@ -366,8 +384,8 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     return false;
   }
 
-  #report(cb: DeliveryCallback | undefined, err: Error): void {
-    if (cb !== undefined) queueMicrotask(() => cb(err, null));
+  #report(cb: Completion | undefined, err: Error): void {
+    if (cb !== undefined) queueMicrotask(() => settleError(cb, err));
     else this.#forgottenError ??= err;
   }
 
@@ -379,7 +397,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     value: Buffer | null,
     headers: EncodedHeaders,
     timestamp: number,
-    cb: DeliveryCallback | undefined,
+    cb: Completion | undefined,
     size: number,
     t: TopicMetadata,
     now: number,

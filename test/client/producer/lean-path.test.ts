@@ -4,12 +4,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeClientRequest } from '../../../src/client/broker-link.js';
+import { RecordTooLargeError } from '../../../src/client/errors.js';
 import { MemoryPool } from '../../../src/client/producer/accumulator.js';
 import { encodeHeaders } from '../../../src/client/producer/batch-builder.js';
 import { Partitioner } from '../../../src/client/producer/partitioner.js';
+import { Producer } from '../../../src/client/producer/producer.js';
 import {
   type DeliveryCallback,
   ProducerBatch,
+  PromiseCompletion,
   type RecordMetadata,
 } from '../../../src/client/producer/producer-batch.js';
 import { apiVersionsApi } from '../../../src/protocol/messages/generated/api-versions.js';
@@ -87,6 +90,43 @@ test('completion: LogAppendTime, offsets beyond 2^53, acks=0 and failures reach 
   f.fail(new Error('x'));
   assert.deepEqual(errs, [1, 1, 1]);
   assert.equal(f.callbackCount, 3);
+});
+
+test('promise completions: resolved with metadata, rejected on failure, mixed with callbacks', async () => {
+  const settle = () => {
+    let resolve!: (md: RecordMetadata) => void;
+    let reject!: (err: Error) => void;
+    const p = new Promise<RecordMetadata>((a, b) => {
+      resolve = a;
+      reject = b;
+    });
+    return { p, c: new PromiseCompletion(resolve, reject) };
+  };
+  const b = new ProducerBatch('t', 1, 4096, 0);
+  const one = settle();
+  const two = settle();
+  const viaCallback: bigint[] = [];
+  b.tryAppend(7, null, null, NONE, one.c);
+  b.tryAppend(8, null, null, NONE, (_e, md) => viaCallback.push(md!.offset));
+  b.tryAppend(9, null, null, NONE, two.c);
+  b.complete(10n, -1n);
+  assert.deepEqual(await one.p, { topic: 't', partition: 1, offset: 10n, timestamp: 7 });
+  assert.deepEqual(await two.p, { topic: 't', partition: 1, offset: 12n, timestamp: 9 });
+  assert.deepEqual(viaCallback, [11n]);
+  const f = new ProducerBatch('t', 0, 4096, 0);
+  const three = settle();
+  f.tryAppend(1, null, null, NONE, three.c);
+  f.fail(new Error('gone'));
+  await assert.rejects(three.p, /gone/);
+});
+
+test('send() promise rejects with a typed error before anything is buffered', async () => {
+  const producer = new Producer({ bootstrapServers: '127.0.0.1:1', maxRequestSize: 1000 });
+  try {
+    await assert.rejects(producer.send({ topic: 't', value: Buffer.alloc(5000) }), RecordTooLargeError);
+  } finally {
+    await producer.close({ timeoutMs: 100 });
+  }
 });
 
 test('memory pool: batch buffers come from slabs, are recycled, and never overlap', () => {
