@@ -139,7 +139,8 @@ export class LocalLog {
     }
   }
 
-  #shouldRoll(size: number, lastOffset: bigint, maxTimestamp: bigint, now: number): boolean {
+  /** Kafka's roll rules: size, relative offsets beyond int32, full indexes, segment.ms. */
+  #shouldRoll(size: number, lastOffset: bigint, now: number): boolean {
     const seg = this.active;
     if (seg.assignedSize === 0) return false;
     const cfg = this.config;
@@ -147,10 +148,9 @@ export class LocalLog {
     if (lastOffset - seg.baseOffset > INT32_MAX) return true;
     const maxEntries = Math.min(seg.offsetIndex.maxEntries, seg.timeIndex.maxEntries);
     if (seg.assignedIndexEntries >= maxEntries - 1) return true;
-    const since = seg.firstBatchTimestamp ?? BigInt(seg.createdMs);
-    const wait = cfg.segmentMs - cfg.segmentJitterMs;
-    void maxTimestamp;
-    return Number.isFinite(wait) && BigInt(now) - since > BigInt(Math.max(0, Math.floor(wait)));
+    // segment.ms counts from the first batch's timestamp (Kafka's rollingBasedTimestamp).
+    const since = seg.firstBatchTimestamp ?? seg.createdMs;
+    return now - since > cfg.segmentMs - cfg.segmentJitterMs;
   }
 
   /**
@@ -168,7 +168,7 @@ export class LocalLog {
   ): Promise<void> {
     this.ensureWritable();
     const now = this.#hooks.now();
-    if (this.#shouldRoll(buf.length, lastOffset, maxTimestamp, now)) this.roll(baseOffset);
+    if (this.#shouldRoll(buf.length, lastOffset, now)) this.roll(baseOffset);
     const segment = this.active;
     const placed = segment.place(buf, baseOffset, lastOffset, maxTimestamp, this.config.indexIntervalBytes);
     this.nextOffset = lastOffset + 1n;
@@ -191,10 +191,11 @@ export class LocalLog {
     this.#kick();
   }
 
+  /** Starts the drain loop if idle; it runs synchronously up to its first write. */
   #kick(): void {
     if (!this.#draining) {
       this.#draining = true;
-      queueMicrotask(() => void this.#drain());
+      void this.#drain();
     }
   }
 

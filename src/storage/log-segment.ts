@@ -15,7 +15,7 @@ import {
   TIME_INDEX_SUFFIX,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
-import { fdatasyncFd, ftruncateFd, openFd, readAt, readFileOrNull, writevAt } from './fs-util.js';
+import { fdatasyncFd, ftruncateFd, openFd, readAt, readFileOrNull, syncFile, writeAt, writevAt } from './fs-util.js';
 import { OffsetIndex } from './offset-index.js';
 import { scanSegment } from './segment-scanner.js';
 import { TimeIndex } from './time-index.js';
@@ -68,8 +68,8 @@ export class LogSegment {
   assignedSize: number;
   bytesSinceIndex = 0;
   assignedIndexEntries = 0;
-  /** Max timestamp of the first batch (segment.ms counts from it), null while empty. */
-  firstBatchTimestamp: bigint | null = null;
+  /** Max timestamp (ms) of the first batch (segment.ms counts from it), null while empty. */
+  firstBatchTimestamp: number | null = null;
   readonly createdMs: number;
   /** Written since the last fsync. */
   unflushed = false;
@@ -214,10 +214,12 @@ export class LogSegment {
   /** Writes placed batches contiguously at their assigned positions with one writev. */
   async write(batches: readonly PlacedBatch[]): Promise<void> {
     const first = batches[0]!;
-    const bufs = batches.map((b) => b.buf);
-    const fd = await this.#cache.acquire(this.file);
+    const pending = this.#cache.acquire(this.file);
+    // Already open (the usual case): no extra await before the write is issued.
+    const fd = typeof pending === 'number' ? pending : await pending;
     try {
-      await writevAt(fd, bufs, first.position);
+      if (batches.length === 1) await writeAt(fd, first.buf, first.position);
+      else await writevAt(fd, batches.map((b) => b.buf), first.position);
     } finally {
       this.#cache.release(this.file);
     }
@@ -252,7 +254,7 @@ export class LogSegment {
     const position = this.assignedSize;
     this.bytesSinceIndex += buf.length;
     this.assignedSize += buf.length;
-    this.firstBatchTimestamp ??= maxTimestamp;
+    this.firstBatchTimestamp ??= Number(maxTimestamp);
     return { buf, position, baseOffset, lastOffset, maxTimestamp, indexEntry };
   }
 
@@ -283,6 +285,9 @@ export class LogSegment {
   async persistIndexes(sync: boolean): Promise<void> {
     if (!this.indexesLoaded || this.deleted) return;
     await Promise.all([this.offsetIndex.persist(sync), this.timeIndex.persist(sync)]);
+    // `.txnindex` entries are appended unsynced as markers arrive; make them durable with the
+    // data once the segment is behind the recovery point (it will not be rescanned).
+    if (sync && this.txnIndex.entries.length > 0) await syncFile(this.txnIndex.path);
   }
 
   /** Cuts the file at `position` (a batch boundary) and drops index entries beyond it. */
