@@ -6,15 +6,22 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { LogManager } from '../src/storage/index.js';
-import { bestOf, benchDir, makeBatches, mb, ROUNDS, table } from './storage-util.js';
+import { benchDir, bestOf, makeBatches, mb, ROUNDS, table } from './storage-util.js';
 
 const TOTAL_MB = Number(process.env.MB ?? 256);
 
 function write(fd: number, buf: Buffer, position: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.write(fd, buf, 0, buf.length, position, (e) => (e ? reject(e) : resolve())));
+  return new Promise((resolve, reject) =>
+    fs.write(fd, buf, 0, buf.length, position, (e) => (e ? reject(e) : resolve())),
+  );
 }
 
-async function raw(dir: string, batches: Buffer[], partitions: number, perPartition: number): Promise<number> {
+async function raw(
+  dir: string,
+  batches: Buffer[],
+  partitions: number,
+  perPartition: number,
+): Promise<number> {
   const fds = Array.from({ length: partitions }, (_, p) => fs.openSync(join(dir, `raw-${p}.log`), 'w+'));
   const t0 = performance.now();
   await Promise.all(
@@ -32,9 +39,18 @@ async function raw(dir: string, batches: Buffer[], partitions: number, perPartit
   return ms;
 }
 
-async function samsa(dir: string, batches: Buffer[], partitions: number, perPartition: number): Promise<number> {
+async function samsa(
+  dir: string,
+  batches: Buffer[],
+  partitions: number,
+  perPartition: number,
+): Promise<number> {
   const mgr = await LogManager.open({ logDirs: dir });
-  const logs = await Promise.all(Array.from({ length: partitions }, (_, p) => mgr.createLog('bench', p, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' })));
+  const logs = await Promise.all(
+    Array.from({ length: partitions }, (_, p) =>
+      mgr.createLog('bench', p, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }),
+    ),
+  );
   const t0 = performance.now();
   await Promise.all(
     logs.map(async (log, p) => {

@@ -3,12 +3,11 @@
 // --expose-gc); data lives on tmpfs (/dev/shm) when present so file pages do not blur the
 // figure and the disk does not dominate the timing.
 // Run: node --expose-gc --import tsx bench/storage-partitions.ts   (PARTITIONS=…)
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LogManager, type PartitionLog } from '../src/storage/index.js';
 import { makeBatches, table } from './storage-util.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 
 const N = Number(process.env.PARTITIONS ?? 10_000);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -20,9 +19,11 @@ const rss = (): number => {
 
 async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'samsa-bench-partitions-'));
@@ -35,7 +36,9 @@ try {
   const logs: PartitionLog[] = [];
   let t0 = performance.now();
   await inParallel(ids, 64, async (p) => {
-    const log = await mgr.createLog(`topic-${p % 100}`, Math.floor(p / 100), { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' });
+    const log = await mgr.createLog(`topic-${p % 100}`, Math.floor(p / 100), {
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+    });
     await log.appendAsLeader(Buffer.from(batch), 0);
     log.setHighWatermark(log.logEndOffset);
     logs[p] = log;
@@ -59,18 +62,30 @@ try {
   await again.close();
   console.log(
     table(
-      ['partitions', 'RSS with all open', 'bytes per partition', 'descriptors', 'create+append', 'read all', 'clean close', 'reopen (recovery of all)', 'bytes per partition after reopen'],
-      [[
-        N.toLocaleString('en'),
-        `${(after / 2 ** 20).toFixed(0)} MiB`,
-        ((after - before) / N).toFixed(0),
-        fds,
-        `${(createMs / 1000).toFixed(1)} s`,
-        `${(readMs / 1000).toFixed(1)} s`,
-        `${(closeMs / 1000).toFixed(1)} s`,
-        `${(openMs / 1000).toFixed(1)} s`,
-        ((reopened - before) / N).toFixed(0),
-      ]],
+      [
+        'partitions',
+        'RSS with all open',
+        'bytes per partition',
+        'descriptors',
+        'create+append',
+        'read all',
+        'clean close',
+        'reopen (recovery of all)',
+        'bytes per partition after reopen',
+      ],
+      [
+        [
+          N.toLocaleString('en'),
+          `${(after / 2 ** 20).toFixed(0)} MiB`,
+          ((after - before) / N).toFixed(0),
+          fds,
+          `${(createMs / 1000).toFixed(1)} s`,
+          `${(readMs / 1000).toFixed(1)} s`,
+          `${(closeMs / 1000).toFixed(1)} s`,
+          `${(openMs / 1000).toFixed(1)} s`,
+          ((reopened - before) / N).toFixed(0),
+        ],
+      ],
     ),
   );
   if (gc === undefined) console.log('(run with --expose-gc for stable RSS figures)');

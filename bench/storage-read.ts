@@ -16,7 +16,9 @@ const FETCH = 1024 * 1024;
 function readAt(fd: number, length: number, position: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafeSlow(length);
   return new Promise((resolve, reject) =>
-    fs.read(fd, buf, 0, length, position, (e, n) => (e ? reject(e) : resolve(n === length ? buf : buf.subarray(0, n)))),
+    fs.read(fd, buf, 0, length, position, (e, n) =>
+      e ? reject(e) : resolve(n === length ? buf : buf.subarray(0, n)),
+    ),
   );
 }
 
@@ -26,14 +28,18 @@ async function fill(log: PartitionLog, batches: Buffer[], bytes: number): Promis
     const b = batches[i % batches.length]!;
     const pending: Promise<unknown>[] = [];
     // Eight appends in flight: the write queue groups them into one writev.
-    for (let j = 0; j < 8 && written < bytes; j++, written += b.length) pending.push(log.appendAsLeader(Buffer.from(batches[(i * 8 + j) % batches.length]!), 0));
+    for (let j = 0; j < 8 && written < bytes; j++, written += b.length)
+      pending.push(log.appendAsLeader(Buffer.from(batches[(i * 8 + j) % batches.length]!), 0));
     await Promise.all(pending);
   }
   log.setHighWatermark(log.logEndOffset);
 }
 
 /** Catch-up read of the whole log; every fetch is paired with a raw read of the same bytes. */
-async function catchUp(log: PartitionLog, segment: string): Promise<{ ours: number; raw: number; bytes: number }> {
+async function catchUp(
+  log: PartitionLog,
+  segment: string,
+): Promise<{ ours: number; raw: number; bytes: number }> {
   const fd = fs.openSync(segment, 'r');
   let offset = 0n;
   let position = 0;
@@ -76,7 +82,12 @@ try {
     ourBest = Math.min(ourBest, run.ours);
     bytes = run.bytes;
   }
-  rows.push([`catch-up ${(bytes / 2 ** 30).toFixed(2)} GiB, 1 MiB fetches`, mb(bytes, rawBest).toFixed(0), mb(bytes, ourBest).toFixed(0), (rawBest / ourBest).toFixed(2)]);
+  rows.push([
+    `catch-up ${(bytes / 2 ** 30).toFixed(2)} GiB, 1 MiB fetches`,
+    mb(bytes, rawBest).toFixed(0),
+    mb(bytes, ourBest).toFixed(0),
+    (rawBest / ourBest).toFixed(2),
+  ]);
   await mgr.close();
 
   // Tail reads: append one 1 KiB batch, read it back at its offset.

@@ -51,7 +51,9 @@ async function rawRead(path: string): Promise<number> {
   const buf = Buffer.allocUnsafeSlow(1 << 20);
   const t0 = performance.now();
   for (let pos = 0; pos < size; pos += buf.length) {
-    await new Promise<void>((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (e) => (e ? reject(e) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      fs.read(fd, buf, 0, buf.length, pos, (e) => (e ? reject(e) : resolve())),
+    );
   }
   const ms = performance.now() - t0;
   fs.closeSync(fd);
@@ -81,7 +83,8 @@ for (const batchSize of [1024, 64 * 1024]) {
       const mgr = await LogManager.open({ logDirs: dir });
       ourMs = Math.min(ourMs, performance.now() - t0);
       const log = mgr.getLog('bench', 0)!;
-      if (log.size !== bytes || log.latestEpoch !== 2) throw new Error(`recovered ${log.size} of ${bytes} bytes`);
+      if (log.size !== bytes || log.latestEpoch !== 2)
+        throw new Error(`recovered ${log.size} of ${bytes} bytes`);
       await mgr.close();
     }
     rows.push([

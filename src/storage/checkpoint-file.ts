@@ -70,7 +70,10 @@ export function formatOffsetCheckpoint(entries: readonly OffsetCheckpointEntry[]
   return s;
 }
 
-export function writeOffsetCheckpoint(path: string, entries: readonly OffsetCheckpointEntry[]): Promise<void> {
+export function writeOffsetCheckpoint(
+  path: string,
+  entries: readonly OffsetCheckpointEntry[],
+): Promise<void> {
   return writeFileAtomic(path, formatOffsetCheckpoint(entries));
 }
 
@@ -99,7 +102,11 @@ export async function readEpochCheckpoint(path: string): Promise<EpochEntry[] | 
   return out;
 }
 
-export function writeEpochCheckpoint(path: string, entries: readonly EpochEntry[], sync: SyncMode = true): Promise<void> {
+export function writeEpochCheckpoint(
+  path: string,
+  entries: readonly EpochEntry[],
+  sync: SyncMode = true,
+): Promise<void> {
   let s = `${VERSION}\n${entries.length}\n`;
   for (const e of entries) s += `${e.epoch} ${e.startOffset}\n`;
   return writeFileAtomic(path, s, sync);

@@ -2,7 +2,12 @@
 // protocol layer's record cursor. Control batches are never compressed and hold one record.
 import { readControlRecord } from '../protocol/record-batch/control.js';
 import { RecordCursor } from '../protocol/record-batch/decode.js';
-import { compressionOf, isControl, readBatchHeader, RECORDS_OFFSET } from '../protocol/record-batch/header.js';
+import {
+  compressionOf,
+  isControl,
+  RECORDS_OFFSET,
+  readBatchHeader,
+} from '../protocol/record-batch/header.js';
 
 export const ControlType = { ABORT: 0, COMMIT: 1 } as const;
 

@@ -119,7 +119,12 @@ export class FileHandleCache {
     if (this.#entries.get(path) === e) this.#entries.delete(path);
     const fd = e.fd;
     if (e.opening !== null) {
-      e.opening.then((f) => closeFd(f), () => undefined).catch(() => undefined);
+      e.opening
+        .then(
+          (f) => closeFd(f),
+          () => undefined,
+        )
+        .catch(() => undefined);
     } else if (fd >= 0) {
       closeFd(fd).catch(() => undefined);
     }

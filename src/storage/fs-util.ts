@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 
 export function openFd(path: string, flags: string): Promise<number> {
-  return new Promise((resolve, reject) => fs.open(path, flags, 0o644, (err, fd) => (err ? reject(err) : resolve(fd))));
+  return new Promise((resolve, reject) =>
+    fs.open(path, flags, 0o644, (err, fd) => (err ? reject(err) : resolve(fd))),
+  );
 }
 
 export function closeFd(fd: number): Promise<void> {
@@ -132,7 +134,11 @@ export type SyncMode = boolean | 'file';
  * Replaces `path` atomically: write `path.tmp`, fsync it, rename over `path`, fsync the
  * directory. A crash leaves either the old or the new content, never a torn file.
  */
-export async function writeFileAtomic(path: string, data: Buffer | string, sync: SyncMode = true): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: Buffer | string,
+  sync: SyncMode = true,
+): Promise<void> {
   const tmp = `${path}.tmp`;
   const fd = await openFd(tmp, 'w');
   try {

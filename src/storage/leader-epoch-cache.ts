@@ -108,7 +108,10 @@ export class LeaderEpochCache {
     while (i + 1 < this.#entries.length && this.#entries[i + 1]!.startOffset <= startOffset) i++;
     const first = this.#entries[i];
     if (first === undefined || (i === 0 && first.startOffset >= startOffset)) return;
-    this.#entries = [{ epoch: first.epoch, startOffset: first.startOffset < startOffset ? startOffset : first.startOffset }, ...this.#entries.slice(i + 1)];
+    this.#entries = [
+      { epoch: first.epoch, startOffset: first.startOffset < startOffset ? startOffset : first.startOffset },
+      ...this.#entries.slice(i + 1),
+    ];
     this.#dirty = true;
   }
 

@@ -3,14 +3,15 @@
 // deletion (Kafka's LocalLog). Offsets and positions are assigned synchronously by `place`;
 // a single drain loop writes queued batches in order with one `writev` per group, so several
 // appends can be in flight while their order and file positions are fixed at call time.
-import { LAST_OFFSET_DELTA_OFFSET } from '../protocol/record-batch/header.js';
+
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { LAST_OFFSET_DELTA_OFFSET } from '../protocol/record-batch/header.js';
 import type { FileHandleCache } from './file-handle-cache.js';
 import type { LogConfig } from './log-config.js';
 import { LogSegment, type PlacedBatch, type SegmentLimits } from './log-segment.js';
 import { readSegment } from './segment-read.js';
 import { scanSegment } from './segment-scanner.js';
-import { TailCache } from './tail-cache.js';
+import type { TailCache } from './tail-cache.js';
 
 interface BatchOp {
   kind: 'batch';
@@ -97,7 +98,10 @@ export class LocalLog {
   }
 
   get limits(): SegmentLimits {
-    return { indexIntervalBytes: this.config.indexIntervalBytes, segmentIndexBytes: this.config.segmentIndexBytes };
+    return {
+      indexIntervalBytes: this.config.indexIntervalBytes,
+      segmentIndexBytes: this.config.segmentIndexBytes,
+    };
   }
 
   get active(): LogSegment {
@@ -135,7 +139,10 @@ export class LocalLog {
 
   ensureWritable(): void {
     if (this.#failed !== null) {
-      throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Log ${this.dir} is offline: ${this.#failed.message}`);
+      throw new KafkaError(
+        ErrorCode.KAFKA_STORAGE_ERROR,
+        `Log ${this.dir} is offline: ${this.#failed.message}`,
+      );
     }
   }
 
@@ -227,7 +234,11 @@ export class LocalLog {
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
       this.#failed = error;
-      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${this.dir} failed: ${error.message}`, { cause: error });
+      const failure = new KafkaError(
+        ErrorCode.KAFKA_STORAGE_ERROR,
+        `Write to ${this.dir} failed: ${error.message}`,
+        { cause: error },
+      );
       for (const op of this.#queue.splice(0)) if (op.kind === 'batch') op.reject(failure);
       this.#hooks.onFailure(error);
     } finally {
@@ -241,7 +252,9 @@ export class LocalLog {
     try {
       await segment.write(group.map((g) => g.placed));
     } catch (err) {
-      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, { cause: err });
+      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, {
+        cause: err,
+      });
       for (const g of group) g.reject(failure);
       throw err;
     }
@@ -260,7 +273,9 @@ export class LocalLog {
     } catch (err) {
       // The log goes offline (the caller rethrows); these appends must settle too, or their
       // requests would wait for ever.
-      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, { cause: err });
+      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, {
+        cause: err,
+      });
       for (const g of group) g.reject(failure);
       throw err;
     }
@@ -293,9 +308,11 @@ export class LocalLog {
   async flush(): Promise<void> {
     const upTo = this.logEndOffset;
     this.#unflushedRecords = 0;
-    const run = this.#flushing.then(() => this.#flushSegmentsBelow(upTo + 1n).then(() => {
-      if (this.recoveryPoint > upTo) this.recoveryPoint = upTo;
-    }));
+    const run = this.#flushing.then(() =>
+      this.#flushSegmentsBelow(upTo + 1n).then(() => {
+        if (this.recoveryPoint > upTo) this.recoveryPoint = upTo;
+      }),
+    );
     this.#flushing = run.catch(() => undefined);
     await run;
   }
@@ -310,20 +327,29 @@ export class LocalLog {
    * Finds the file position of the first batch whose last offset is ≥ `offset` in `segment`
    * (segment size when there is none), with its base offset.
    */
-  async translateOffset(segment: LogSegment, offset: bigint): Promise<{ position: number; baseOffset: bigint | null }> {
+  async translateOffset(
+    segment: LogSegment,
+    offset: bigint,
+  ): Promise<{ position: number; baseOffset: bigint | null }> {
     await segment.ensureIndexes();
     const start = segment.offsetIndex.lookup(offset).position;
     let found: { position: number; baseOffset: bigint | null } = { position: segment.size, baseOffset: null };
     await this.cache.with(segment.file, (fd) =>
-      scanSegment(fd, start, segment.size, { verifyCrc: false, chunkSize: 64 * 1024 }, (buf, pos, _size, filePos) => {
-        const base = buf.readBigInt64BE(pos);
-        const last = base + BigInt(buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
-        if (last >= offset) {
-          found = { position: filePos, baseOffset: base };
-          return false;
-        }
-        return true;
-      }),
+      scanSegment(
+        fd,
+        start,
+        segment.size,
+        { verifyCrc: false, chunkSize: 64 * 1024 },
+        (buf, pos, _size, filePos) => {
+          const base = buf.readBigInt64BE(pos);
+          const last = base + BigInt(buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
+          if (last >= offset) {
+            found = { position: filePos, baseOffset: base };
+            return false;
+          }
+          return true;
+        },
+      ),
     );
     return found;
   }

@@ -17,7 +17,7 @@ import {
   setMaxTimestampAndLogAppendTime,
   TIMESTAMP_TYPE_MASK,
 } from '../protocol/record-batch/header.js';
-import { CLEANED_SUFFIX, LOG_SUFFIX, segmentFileName, SWAP_SUFFIX, TXN_INDEX_SUFFIX } from './file-names.js';
+import { CLEANED_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, segmentFileName, TXN_INDEX_SUFFIX } from './file-names.js';
 import { closeFd, fsyncDir, fsyncFd, openFd, writeAt } from './fs-util.js';
 import { LogSegment } from './log-segment.js';
 import { forEachBatch } from './segment-batches.js';
@@ -32,7 +32,8 @@ interface Plan {
 }
 
 function isAborted(aborted: readonly AbortedTxnEntry[], producerId: bigint, offset: bigint): boolean {
-  for (const t of aborted) if (t.producerId === producerId && offset >= t.firstOffset && offset <= t.lastOffset) return true;
+  for (const t of aborted)
+    if (t.producerId === producerId && offset >= t.firstOffset && offset <= t.lastOffset) return true;
   return false;
 }
 
@@ -80,7 +81,9 @@ export class LogCleaner {
       if (segs[i + 1]!.baseOffset > firstDirty) dirty += segs[i]!.size;
     }
     const dirtySeg = segs[Math.max(0, log.local.floorIndex(firstDirty))]!;
-    const overdue = Number.isFinite(cfg.maxCompactionLagMs) && (await dirtySeg.largestTimestamp()) < now - BigInt(cfg.maxCompactionLagMs);
+    const overdue =
+      Number.isFinite(cfg.maxCompactionLagMs) &&
+      (await dirtySeg.largestTimestamp()) < now - BigInt(cfg.maxCompactionLagMs);
     if (!overdue && (total === 0 || dirty / total < cfg.minCleanableDirtyRatio)) return null;
     return { end, firstDirty, cleanableEnd };
   }
@@ -117,7 +120,8 @@ export class LogCleaner {
         const cursor = await decodeRecordBatch(batch, { verifyCrc: false });
         while (cursor.next()) {
           const key = cursor.key();
-          if (key !== null && cursor.offset >= plan.firstDirty) latest.set(key.toString('latin1'), cursor.offset);
+          if (key !== null && cursor.offset >= plan.firstDirty)
+            latest.set(key.toString('latin1'), cursor.offset);
         }
       });
     }
@@ -180,17 +184,23 @@ export class LogCleaner {
     }
     const txnEntries: AbortedTxnEntry[] = [];
     for (const seg of group) txnEntries.push(...seg.txnIndex.entries);
-    const txnCleaned = new TransactionIndex(join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + CLEANED_SUFFIX));
+    const txnCleaned = new TransactionIndex(
+      join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + CLEANED_SUFFIX),
+    );
     await txnCleaned.reset(txnEntries);
     // Commit point: the `.swap` rename. Recovery completes anything after it.
-    if (txnEntries.length > 0) await fsp.rename(txnCleaned.path, join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + SWAP_SUFFIX));
+    if (txnEntries.length > 0)
+      await fsp.rename(txnCleaned.path, join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + SWAP_SUFFIX));
     const swapPath = join(dir, segmentFileName(base, LOG_SUFFIX) + SWAP_SUFFIX);
     await fsp.rename(cleanedPath, swapPath);
     await fsyncDir(dir);
     for (const seg of group) await seg.markDeleted();
     await fsp.rename(swapPath, join(dir, segmentFileName(base, LOG_SUFFIX)));
     if (txnEntries.length > 0) {
-      await fsp.rename(join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + SWAP_SUFFIX), join(dir, segmentFileName(base, TXN_INDEX_SUFFIX)));
+      await fsp.rename(
+        join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + SWAP_SUFFIX),
+        join(dir, segmentFileName(base, TXN_INDEX_SUFFIX)),
+      );
     }
     await fsyncDir(dir);
     const cfg = log.config;

@@ -104,14 +104,20 @@ const INT_MAX = 2147483647;
 export const LOG_CONFIG_KEYS: readonly string[] = Object.keys(KEYS);
 
 function invalid(key: string, value: string, why: string): KafkaError {
-  return new KafkaError(ErrorCode.INVALID_CONFIG, `Invalid value ${JSON.stringify(value)} for ${key}: ${why}`);
+  return new KafkaError(
+    ErrorCode.INVALID_CONFIG,
+    `Invalid value ${JSON.stringify(value)} for ${key}: ${why}`,
+  );
 }
 
 function parseValue(key: string, raw: string, kind: Kind, min: number): LogConfig[keyof LogConfig] {
   const value = raw.trim();
   switch (kind) {
     case 'policy': {
-      const parts = value.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p !== '');
+      const parts = value
+        .split(',')
+        .map((p) => p.trim().toLowerCase())
+        .filter((p) => p !== '');
       const set = new Set(parts);
       if (parts.length === 0 || [...set].some((p) => p !== 'delete' && p !== 'compact')) {
         throw invalid(key, raw, "expected 'delete', 'compact' or 'compact,delete'");
@@ -119,11 +125,13 @@ function parseValue(key: string, raw: string, kind: Kind, min: number): LogConfi
       return set.size === 2 ? 'compact,delete' : (parts[0] as 'delete' | 'compact');
     }
     case 'tstype':
-      if (value !== 'CreateTime' && value !== 'LogAppendTime') throw invalid(key, raw, 'expected CreateTime or LogAppendTime');
+      if (value !== 'CreateTime' && value !== 'LogAppendTime')
+        throw invalid(key, raw, 'expected CreateTime or LogAppendTime');
       return value;
     case 'ratio': {
       const n = Number(value);
-      if (value === '' || !Number.isFinite(n) || n < 0 || n > 1) throw invalid(key, raw, 'expected a number in [0, 1]');
+      if (value === '' || !Number.isFinite(n) || n < 0 || n > 1)
+        throw invalid(key, raw, 'expected a number in [0, 1]');
       return n;
     }
     default: {

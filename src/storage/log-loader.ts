@@ -55,12 +55,18 @@ export interface LoadReport {
 }
 
 /** Removes leftovers of interrupted operations; returns the segments' and snapshots' offsets. */
-async function tidy(dir: string, report: LoadReport): Promise<{ bases: bigint[]; snapshots: bigint[]; names: Set<string> }> {
+async function tidy(
+  dir: string,
+  report: LoadReport,
+): Promise<{ bases: bigint[]; snapshots: bigint[]; names: Set<string> }> {
   const names = await completeSwaps(dir);
   const logs = new Set<bigint>();
   for (const name of names) {
     const parsed = parseOffsetFileName(name);
-    if (name.endsWith('.tmp') || (parsed !== null && (parsed.state === DELETED_SUFFIX || parsed.state === CLEANED_SUFFIX))) {
+    if (
+      name.endsWith('.tmp') ||
+      (parsed !== null && (parsed.state === DELETED_SUFFIX || parsed.state === CLEANED_SUFFIX))
+    ) {
       await fsp.rm(join(dir, name), { force: true });
       continue;
     }
@@ -69,7 +75,13 @@ async function tidy(dir: string, report: LoadReport): Promise<{ bases: bigint[];
   // Index files without their `.log` are orphans of a deletion cut short.
   for (const name of names) {
     const parsed = parseOffsetFileName(name);
-    if (parsed === null || parsed.state !== '' || parsed.suffix === LOG_SUFFIX || parsed.suffix === SNAPSHOT_SUFFIX) continue;
+    if (
+      parsed === null ||
+      parsed.state !== '' ||
+      parsed.suffix === LOG_SUFFIX ||
+      parsed.suffix === SNAPSHOT_SUFFIX
+    )
+      continue;
     if (!logs.has(parsed.offset)) {
       await fsp.rm(join(dir, name), { force: true });
       report.problems.push(`removed orphan ${name}`);
@@ -78,7 +90,8 @@ async function tidy(dir: string, report: LoadReport): Promise<{ bases: bigint[];
   const snapshots: bigint[] = [];
   for (const name of names) {
     const parsed = parseOffsetFileName(name);
-    if (parsed !== null && parsed.state === '' && parsed.suffix === SNAPSHOT_SUFFIX) snapshots.push(parsed.offset);
+    if (parsed !== null && parsed.state === '' && parsed.suffix === SNAPSHOT_SUFFIX)
+      snapshots.push(parsed.offset);
   }
   return { bases: [...logs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), snapshots, names: new Set(names) };
 }
@@ -86,7 +99,10 @@ async function tidy(dir: string, report: LoadReport): Promise<{ bases: bigint[];
 export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; report: LoadReport }> {
   const report: LoadReport = { recoveredSegments: 0, truncatedBytes: 0, problems: [] };
   const { dir, env, config } = p;
-  const limits = { indexIntervalBytes: config.indexIntervalBytes, segmentIndexBytes: config.segmentIndexBytes };
+  const limits = {
+    indexIntervalBytes: config.indexIntervalBytes,
+    segmentIndexBytes: config.segmentIndexBytes,
+  };
   const now = env.now();
   const { bases, snapshots: snapshotList, names } = await tidy(dir, report);
   const segments: LogSegment[] = [];
@@ -105,7 +121,10 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   if (epochsCorrupt) report.problems.push('leader-epoch-checkpoint is corrupt; rebuilt from the batches');
   const snapshots = new ProducerSnapshots(dir, snapshotList);
   const producers = new ProducerStateManager();
-  const logStart = p.logStartOffset !== undefined && p.logStartOffset > segments[0]!.baseOffset ? p.logStartOffset : segments[0]!.baseOffset;
+  const logStart =
+    p.logStartOffset !== undefined && p.logStartOffset > segments[0]!.baseOffset
+      ? p.logStartOffset
+      : segments[0]!.baseOffset;
 
   // Which segments to scan: after a clean shutdown only the last one (from its last index
   // entry); otherwise every segment from the one holding the recovery point.
@@ -116,7 +135,8 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   else if (p.recoveryPoint === undefined) firstToRecover = 0;
   else {
     firstToRecover = 0;
-    for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= p.recoveryPoint) firstToRecover = i;
+    for (let i = 0; i < segments.length; i++)
+      if (segments[i]!.baseOffset <= p.recoveryPoint) firstToRecover = i;
   }
   const recoverFrom = segments[firstToRecover]!.baseOffset;
 
@@ -144,7 +164,14 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   for (let i = firstToRecover; i < segments.length; i++) {
     const seg = segments[i]!;
     let result: { validEnd: number; problem: string | null };
-    if (clean && !small && (await seg.ensureIndexes().then(() => true, () => false))) {
+    if (
+      clean &&
+      !small &&
+      (await seg.ensureIndexes().then(
+        () => true,
+        () => false,
+      ))
+    ) {
       result = await recoverTail(seg, local, epochs);
       tailOnly = true;
     } else {
@@ -158,7 +185,12 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
           const done = producers.apply(producerBatchOf(buf, pos, size));
           if (done?.aborted) {
             const { producerId, firstOffset, lastOffset } = done;
-            aborted.push({ producerId, firstOffset, lastOffset, lastStableOffset: producers.lastStableOffsetAfter(done) });
+            aborted.push({
+              producerId,
+              firstOffset,
+              lastOffset,
+              lastStableOffset: producers.lastStableOffsetAfter(done),
+            });
           }
         }
         return true;
@@ -189,6 +221,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   }
 
   const last = segments[segments.length - 1]!;
+  // biome-ignore lint/complexity/useMathMinMax: bigint
   let leo = last.nextOffset > last.baseOffset ? last.nextOffset : last.baseOffset;
   if (last.size === 0) leo = last.baseOffset;
   local.nextOffset = leo;
@@ -199,6 +232,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
 
   // The clean path scanned only the tail: replay whatever lies between.
   if (tailOnly) {
+    // biome-ignore lint/complexity/useMathMinMax: bigint
     const from = applyFrom > recoverFrom ? applyFrom : recoverFrom;
     if (from < leo) await applyRange(local, producers, from, leo);
   }
@@ -251,7 +285,10 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
 /** A brand-new, empty log in the (just created, empty) directory `p.dir`. */
 export async function createNewLog(p: LoadLogParams & { topicId: string }): Promise<UnifiedLog> {
   const { dir, env, config } = p;
-  const limits = { indexIntervalBytes: config.indexIntervalBytes, segmentIndexBytes: config.segmentIndexBytes };
+  const limits = {
+    indexIntervalBytes: config.indexIntervalBytes,
+    segmentIndexBytes: config.segmentIndexBytes,
+  };
   await writePartitionMetadata(dir, p.topicId, true);
   const segment = await LogSegment.create(dir, 0n, env.cache, limits, env.now(), true);
   const epochs = LeaderEpochCache.empty(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
@@ -286,7 +323,11 @@ export async function createNewLog(p: LoadLogParams & { topicId: string }): Prom
  * After a clean shutdown: check the batches after the last index entry of the last segment
  * (a valid index points at a valid batch) to learn the log end offset.
  */
-async function recoverTail(seg: LogSegment, local: LocalLog, epochs: LeaderEpochCache): Promise<{ validEnd: number; problem: string | null }> {
+async function recoverTail(
+  seg: LogSegment,
+  local: LocalLog,
+  epochs: LeaderEpochCache,
+): Promise<{ validEnd: number; problem: string | null }> {
   const lastEntry = seg.offsetIndex.entries > 0 ? seg.offsetIndex.lookup(2n ** 62n) : { position: 0 };
   let next = seg.baseOffset;
   const result = await local.cache.with(seg.file, (fd) =>

@@ -5,7 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
-import { partitionKey, readOffsetCheckpoint, writeOffsetCheckpoint, type OffsetCheckpointEntry } from './checkpoint-file.js';
+import {
+  type OffsetCheckpointEntry,
+  partitionKey,
+  readOffsetCheckpoint,
+  writeOffsetCheckpoint,
+} from './checkpoint-file.js';
 import { FileHandleCache } from './file-handle-cache.js';
 import {
   CLEAN_SHUTDOWN_FILE,
@@ -19,14 +24,14 @@ import {
   REPLICATION_OFFSET_CHECKPOINT_FILE,
 } from './file-names.js';
 import { fsyncDir, readFileOrNull, writeFileAtomic } from './fs-util.js';
-import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
 import { LogCleaner } from './log-cleaner.js';
+import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
 import { createNewLog, loadLog } from './log-loader.js';
 import type { LogSegment } from './log-segment.js';
 import { ensureMetaProperties, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
 import { TailCacheBudget } from './tail-cache.js';
 import type { PartitionLog } from './types.js';
-import { type LogEnvironment, UnifiedLog } from './unified-log.js';
+import type { LogEnvironment, UnifiedLog } from './unified-log.js';
 
 export interface LogManagerOptions {
   /** `log.dirs`: one or more directories; new partitions go to the dir with the fewest logs. */
@@ -72,7 +77,11 @@ interface Entry {
   dir: string;
 }
 
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+async function mapLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++]!);
@@ -134,12 +143,19 @@ export class LogManager {
     await ensureMetaProperties(dir, { brokerId: this.#options.brokerId, clusterId: this.#options.clusterId });
     const cleanShutdown = (await readFileOrNull(join(dir, CLEAN_SHUTDOWN_FILE))) !== null;
     const report = (name: string, m: Map<string, bigint> | null): Map<string, bigint> => {
-      if (m === null) this.#env.onError(new Error(`${name} is corrupt; recovering from scratch`), `log dir ${dir}`);
+      if (m === null)
+        this.#env.onError(new Error(`${name} is corrupt; recovering from scratch`), `log dir ${dir}`);
       return m ?? new Map();
     };
     const recovery = await readOffsetCheckpoint(join(dir, RECOVERY_POINT_CHECKPOINT_FILE));
-    const starts = report(LOG_START_OFFSET_CHECKPOINT_FILE, await readOffsetCheckpoint(join(dir, LOG_START_OFFSET_CHECKPOINT_FILE)));
-    const hws = report(REPLICATION_OFFSET_CHECKPOINT_FILE, await readOffsetCheckpoint(join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE)));
+    const starts = report(
+      LOG_START_OFFSET_CHECKPOINT_FILE,
+      await readOffsetCheckpoint(join(dir, LOG_START_OFFSET_CHECKPOINT_FILE)),
+    );
+    const hws = report(
+      REPLICATION_OFFSET_CHECKPOINT_FILE,
+      await readOffsetCheckpoint(join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE)),
+    );
     const recoveryPoints = report(RECOVERY_POINT_CHECKPOINT_FILE, recovery);
     const names = await fsp.readdir(dir, { withFileTypes: true });
     const partitions: { name: string; topic: string; partition: number }[] = [];
@@ -155,7 +171,10 @@ export class LogManager {
     await mapLimit(partitions, this.#options.recoveryConcurrency ?? 32, async (p) => {
       const key = partitionKey(p.topic, p.partition);
       if (this.#logs.has(key)) {
-        throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Duplicate log directories for ${p.topic}-${p.partition}`);
+        throw new KafkaError(
+          ErrorCode.KAFKA_STORAGE_ERROR,
+          `Duplicate log directories for ${p.topic}-${p.partition}`,
+        );
       }
       const { log, report: r } = await loadLog({
         dir: join(dir, p.name),
@@ -168,7 +187,8 @@ export class LogManager {
         highWatermark: hws.get(key),
         cleanShutdown,
       });
-      for (const problem of r.problems) this.#env.onError(new Error(problem), `recovery of ${p.topic}-${p.partition}`);
+      for (const problem of r.problems)
+        this.#env.onError(new Error(problem), `recovery of ${p.topic}-${p.partition}`);
       this.#register(key, { log, dir });
     });
     // From now on a crash must be detected: the marker goes until the next clean shutdown.
@@ -209,10 +229,14 @@ export class LogManager {
 
   async #create(topic: string, partition: number, topicId: string): Promise<UnifiedLog> {
     if (!/^[a-zA-Z0-9._-]{1,249}$/.test(topic) || !Number.isInteger(partition) || partition < 0) {
-      throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Invalid topic partition ${topic}-${partition}`);
+      throw new KafkaError(
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        `Invalid topic partition ${topic}-${partition}`,
+      );
     }
     let root = this.logDirs[0]!;
-    for (const d of this.logDirs) if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
+    for (const d of this.logDirs)
+      if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
     // Count it now, so that concurrent creations spread over the dirs.
     this.#dirCounts.set(root, (this.#dirCounts.get(root) ?? 0) + 1);
     try {
@@ -336,7 +360,9 @@ export class LogManager {
     const timer = this.#pendingDeletes.get(seg);
     if (timer !== undefined) clearTimeout(timer);
     this.#pendingDeletes.delete(seg);
-    const run = seg.deleteFiles().catch((err: unknown) => this.#env.onError(err as Error, `deleting ${seg.file.path}`));
+    const run = seg
+      .deleteFiles()
+      .catch((err: unknown) => this.#env.onError(err as Error, `deleting ${seg.file.path}`));
     this.#deleting.add(run);
     return run.finally(() => this.#deleting.delete(run));
   }
@@ -363,7 +389,9 @@ export class LogManager {
       if (this.#busy.has(name) || this.#closed) return;
       this.#busy.add(name);
       task()
-        .catch((err: unknown) => this.#env.onError(err instanceof Error ? err : new Error(String(err)), `${name} task`))
+        .catch((err: unknown) =>
+          this.#env.onError(err instanceof Error ? err : new Error(String(err)), `${name} task`),
+        )
         .finally(() => this.#busy.delete(name));
     }, ms);
     timer.unref();

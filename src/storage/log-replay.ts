@@ -2,9 +2,9 @@
 // the target and apply the batch headers after it (Kafka's loadProducerState). Used by
 // recovery and after truncation.
 import { hasProducer, producerBatchOf } from './batch-info.js';
-import { scanSegment } from './segment-scanner.js';
 import type { LocalLog } from './local-log.js';
 import type { ProducerStateManager } from './producer-state.js';
+import { scanSegment } from './segment-scanner.js';
 import type { UnifiedLog } from './unified-log.js';
 
 /** Producer state as of the log end offset, given that the log now ends at `upTo`. */
@@ -21,7 +21,12 @@ export async function replayProducerState(log: UnifiedLog, upTo: bigint): Promis
 }
 
 /** Applies every batch with offsets in [from, to) to the log's producer state. */
-export async function applyRange(local: LocalLog, producers: ProducerStateManager, from: bigint, to: bigint): Promise<void> {
+export async function applyRange(
+  local: LocalLog,
+  producers: ProducerStateManager,
+  from: bigint,
+  to: bigint,
+): Promise<void> {
   for (let i = Math.max(0, local.floorIndex(from)); i < local.segments.length; i++) {
     const seg = local.segments[i]!;
     if (seg.baseOffset >= to) break;

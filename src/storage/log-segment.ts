@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { LAST_OFFSET_DELTA_OFFSET, MAX_TIMESTAMP_OFFSET } from '../protocol/record-batch/header.js';
-import { FileHandleCache, FileRef } from './file-handle-cache.js';
+import { type FileHandleCache, FileRef } from './file-handle-cache.js';
 import {
   DELETED_SUFFIX,
   INDEX_SUFFIX,
@@ -15,7 +15,16 @@ import {
   TIME_INDEX_SUFFIX,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
-import { fdatasyncFd, ftruncateFd, openFd, readAt, readFileOrNull, syncFile, writeAt, writevAt } from './fs-util.js';
+import {
+  fdatasyncFd,
+  ftruncateFd,
+  openFd,
+  readAt,
+  readFileOrNull,
+  syncFile,
+  writeAt,
+  writevAt,
+} from './fs-util.js';
 import { OffsetIndex } from './offset-index.js';
 import { scanSegment } from './segment-scanner.js';
 import { TimeIndex } from './time-index.js';
@@ -79,12 +88,27 @@ export class LogSegment {
   /** Renamed to `.deleted` (or removed): nothing may write its files any more. */
   deleted = false;
 
-  constructor(dir: string, baseOffset: bigint, size: number, cache: FileHandleCache, limits: SegmentLimits, nowMs: number) {
+  constructor(
+    dir: string,
+    baseOffset: bigint,
+    size: number,
+    cache: FileHandleCache,
+    limits: SegmentLimits,
+    nowMs: number,
+  ) {
     this.dir = dir;
     this.baseOffset = baseOffset;
     this.file = new FileRef(join(dir, segmentFileName(baseOffset, LOG_SUFFIX)));
-    this.offsetIndex = new OffsetIndex(join(dir, segmentFileName(baseOffset, INDEX_SUFFIX)), baseOffset, limits.segmentIndexBytes);
-    this.timeIndex = new TimeIndex(join(dir, segmentFileName(baseOffset, TIME_INDEX_SUFFIX)), baseOffset, limits.segmentIndexBytes);
+    this.offsetIndex = new OffsetIndex(
+      join(dir, segmentFileName(baseOffset, INDEX_SUFFIX)),
+      baseOffset,
+      limits.segmentIndexBytes,
+    );
+    this.timeIndex = new TimeIndex(
+      join(dir, segmentFileName(baseOffset, TIME_INDEX_SUFFIX)),
+      baseOffset,
+      limits.segmentIndexBytes,
+    );
     this.txnIndex = new TransactionIndex(join(dir, segmentFileName(baseOffset, TXN_INDEX_SUFFIX)));
     this.#cache = cache;
     this.size = size;
@@ -151,7 +175,8 @@ export class LogSegment {
       this.txnIndex.load(),
     ]);
     const lastTime = this.timeIndex.lastEntry;
-    const timeBeyond = lastTime !== null && this.nextOffset > this.baseOffset && lastTime.offset >= this.nextOffset;
+    const timeBeyond =
+      lastTime !== null && this.nextOffset > this.baseOffset && lastTime.offset >= this.nextOffset;
     if (!okOffset || !okTime || timeBeyond) await this.rebuildIndexes();
     if (!okTxn) await this.txnIndex.reset();
     const last = this.timeIndex.lastEntry;
@@ -165,7 +190,10 @@ export class LogSegment {
    * Rebuilds the offset and time indexes by scanning the file (CRC-checked). Returns the end of
    * the valid prefix, which callers doing recovery truncate to.
    */
-  async rebuildIndexes(limits?: SegmentLimits, onBatch?: (buf: Buffer, pos: number, size: number, filePos: number) => boolean | undefined): Promise<{ validEnd: number; problem: string | null }> {
+  async rebuildIndexes(
+    limits?: SegmentLimits,
+    onBatch?: (buf: Buffer, pos: number, size: number, filePos: number) => boolean | undefined,
+  ): Promise<{ validEnd: number; problem: string | null }> {
     this.offsetIndex.reset();
     this.timeIndex.reset();
     const interval = limits?.indexIntervalBytes ?? 4096;
@@ -219,7 +247,12 @@ export class LogSegment {
     const fd = typeof pending === 'number' ? pending : await pending;
     try {
       if (batches.length === 1) await writeAt(fd, first.buf, first.position);
-      else await writevAt(fd, batches.map((b) => b.buf), first.position);
+      else
+        await writevAt(
+          fd,
+          batches.map((b) => b.buf),
+          first.position,
+        );
     } finally {
       this.#cache.release(this.file);
     }
@@ -245,7 +278,13 @@ export class LogSegment {
    * Decides where the next batch goes (its file position and whether it gets an index entry),
    * Kafka's rule: an entry once more than `index.interval.bytes` were written since the last.
    */
-  place(buf: Buffer, baseOffset: bigint, lastOffset: bigint, maxTimestamp: bigint, indexIntervalBytes: number): PlacedBatch {
+  place(
+    buf: Buffer,
+    baseOffset: bigint,
+    lastOffset: bigint,
+    maxTimestamp: bigint,
+    indexIntervalBytes: number,
+  ): PlacedBatch {
     const indexEntry = this.bytesSinceIndex > indexIntervalBytes;
     if (indexEntry) {
       this.bytesSinceIndex = 0;
@@ -348,7 +387,9 @@ export class LogSegment {
     this.deleted = true;
     this.#cache.forget(this.file);
     await Promise.all(
-      [this.file.path, this.offsetIndex.path, this.timeIndex.path, this.txnIndex.path].map((p) => fsp.rm(p, { force: true })),
+      [this.file.path, this.offsetIndex.path, this.timeIndex.path, this.txnIndex.path].map((p) =>
+        fsp.rm(p, { force: true }),
+      ),
     );
   }
 

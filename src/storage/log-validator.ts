@@ -5,7 +5,14 @@
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import { checkRecords, RecordCursor } from '../protocol/record-batch/decode.js';
 import { RecordBatchError } from '../protocol/record-batch/errors.js';
-import { type BatchHeader, compressionOf, isControl, isTransactional, LOG_OVERHEAD, RECORDS_OFFSET } from '../protocol/record-batch/header.js';
+import {
+  type BatchHeader,
+  compressionOf,
+  isControl,
+  isTransactional,
+  LOG_OVERHEAD,
+  RECORDS_OFFSET,
+} from '../protocol/record-batch/header.js';
 import { validateBatch } from '../protocol/record-batch/validate.js';
 import { type ControlMarker, readControlMarker } from './control-record.js';
 import type { LogConfig } from './log-config.js';
@@ -20,29 +27,48 @@ export interface ValidatedBatch {
 export function toKafkaError(err: unknown): KafkaError {
   if (err instanceof KafkaError) return err;
   if (err instanceof RecordBatchError) return new KafkaError(err.code, err.message, { cause: err });
-  return new KafkaError(ErrorCode.CORRUPT_MESSAGE, err instanceof Error ? err.message : String(err), { cause: err });
+  return new KafkaError(ErrorCode.CORRUPT_MESSAGE, err instanceof Error ? err.message : String(err), {
+    cause: err,
+  });
 }
 
-export function validateLeaderBatch(buf: Buffer, config: LogConfig, origin: AppendOrigin, nowMs: number): ValidatedBatch {
+export function validateLeaderBatch(
+  buf: Buffer,
+  config: LogConfig,
+  origin: AppendOrigin,
+  nowMs: number,
+): ValidatedBatch {
   if (buf.length > config.maxMessageBytes) {
-    throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `Batch of ${buf.length} bytes exceeds max.message.bytes ${config.maxMessageBytes}`);
+    throw new KafkaError(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `Batch of ${buf.length} bytes exceeds max.message.bytes ${config.maxMessageBytes}`,
+    );
   }
   if (buf.length > config.segmentBytes) {
-    throw new KafkaError(ErrorCode.RECORD_LIST_TOO_LARGE, `Batch of ${buf.length} bytes exceeds segment.bytes ${config.segmentBytes}`);
+    throw new KafkaError(
+      ErrorCode.RECORD_LIST_TOO_LARGE,
+      `Batch of ${buf.length} bytes exceeds segment.bytes ${config.segmentBytes}`,
+    );
   }
   const result = validateBatch(buf, 0, buf.length, { fromClient: true });
   let header: BatchHeader;
   if (result instanceof RecordBatchError) {
     // Coordinators write control batches; the client rule against them does not apply.
     const controlFromCoordinator =
-      origin === 'coordinator' && buf.length >= RECORDS_OFFSET && isControl(buf.readInt16BE(21)) && result.code === ErrorCode.INVALID_RECORD;
+      origin === 'coordinator' &&
+      buf.length >= RECORDS_OFFSET &&
+      isControl(buf.readInt16BE(21)) &&
+      result.code === ErrorCode.INVALID_RECORD;
     if (!controlFromCoordinator) throw toKafkaError(result);
     const retry = validateBatch(buf, 0, buf.length, { fromClient: false });
     if (retry instanceof RecordBatchError) throw toKafkaError(retry);
     header = retry;
   } else header = result;
   if (LOG_OVERHEAD + header.length !== buf.length) {
-    throw new KafkaError(ErrorCode.INVALID_RECORD, 'A produce request must carry exactly one record batch per partition');
+    throw new KafkaError(
+      ErrorCode.INVALID_RECORD,
+      'A produce request must carry exactly one record batch per partition',
+    );
   }
   let marker: ControlMarker | null = null;
   if (isControl(header.attributes)) {
@@ -69,9 +95,15 @@ function checkTimestamps(h: BatchHeader, config: LogConfig, nowMs: number): void
   const before = config.messageTimestampBeforeMaxMs;
   const after = config.messageTimestampAfterMaxMs;
   if (Number.isFinite(before) && h.baseTimestamp >= 0n && BigInt(nowMs) - h.baseTimestamp > BigInt(before)) {
-    throw new KafkaError(ErrorCode.INVALID_TIMESTAMP, `Timestamp ${h.baseTimestamp} is more than ${before} ms before the broker time`);
+    throw new KafkaError(
+      ErrorCode.INVALID_TIMESTAMP,
+      `Timestamp ${h.baseTimestamp} is more than ${before} ms before the broker time`,
+    );
   }
   if (Number.isFinite(after) && h.maxTimestamp - BigInt(nowMs) > BigInt(after)) {
-    throw new KafkaError(ErrorCode.INVALID_TIMESTAMP, `Timestamp ${h.maxTimestamp} is more than ${after} ms after the broker time`);
+    throw new KafkaError(
+      ErrorCode.INVALID_TIMESTAMP,
+      `Timestamp ${h.maxTimestamp} is more than ${after} ms after the broker time`,
+    );
   }
 }

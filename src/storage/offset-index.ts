@@ -23,7 +23,8 @@ export class OffsetIndex extends SparseIndex {
   /** Adds `offset` → `position`; offsets and positions must grow. */
   append(offset: bigint, position: number): void {
     const rel = Number(offset - this.baseOffset);
-    if (this.count > 0 && (rel <= this.#relAt(this.count - 1) || position <= this.#posAt(this.count - 1))) return;
+    if (this.count > 0 && (rel <= this.#relAt(this.count - 1) || position <= this.#posAt(this.count - 1)))
+      return;
     const at = this.slot();
     this.buf.writeInt32BE(rel, at);
     this.buf.writeInt32BE(position, at + 4);

@@ -4,7 +4,7 @@
 // transaction (which bounds the last stable offset). State changes only by `apply`, in log
 // order; leader appends are checked first with `checkLeaderAppend`.
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
-import { ControlType, type ControlMarker } from './control-record.js';
+import { type ControlMarker, ControlType } from './control-record.js';
 import type { SnapshotEntry } from './producer-snapshot.js';
 import type { ProducerStateView } from './types.js';
 
@@ -193,7 +193,8 @@ export class ProducerStateManager {
 
   /** The high watermark moved: transactions whose marker it passed become stable. */
   onHighWatermark(hw: bigint): void {
-    if (this.#unreplicated.length > 0) this.#unreplicated = this.#unreplicated.filter((t) => t.lastOffset >= hw);
+    if (this.#unreplicated.length > 0)
+      this.#unreplicated = this.#unreplicated.filter((t) => t.lastOffset >= hw);
   }
 
   /** Drops producers idle for longer than `maxIdleMs` that have no open transaction. */
@@ -246,7 +247,10 @@ export class ProducerStateManager {
       const batches: BatchMetadata[] = [];
       if (s.lastOffset >= 0n && s.lastSequence >= 0 && s.offsetDelta >= 0) {
         batches.push({
-          firstSeq: s.lastSequence - s.offsetDelta < 0 ? s.lastSequence - s.offsetDelta + INT32_MAX + 1 : s.lastSequence - s.offsetDelta,
+          firstSeq:
+            s.lastSequence - s.offsetDelta < 0
+              ? s.lastSequence - s.offsetDelta + INT32_MAX + 1
+              : s.lastSequence - s.offsetDelta,
           lastSeq: s.lastSequence,
           firstOffset: s.lastOffset - BigInt(s.offsetDelta),
           lastOffset: s.lastOffset,

@@ -12,7 +12,11 @@ import { checkBatch } from './segment-scanner.js';
 const CHUNK = 1 << 20;
 const MAX_BATCH = 64 * 1024 * 1024 + 61;
 
-export async function forEachBatch(cache: FileHandleCache, seg: LogSegment, visit: (batch: Buffer) => Promise<void>): Promise<void> {
+export async function forEachBatch(
+  cache: FileHandleCache,
+  seg: LogSegment,
+  visit: (batch: Buffer) => Promise<void>,
+): Promise<void> {
   const end = seg.size;
   let chunk = Buffer.allocUnsafeSlow(Math.min(CHUNK, Math.max(end, LOG_OVERHEAD)));
   let filePos = 0;

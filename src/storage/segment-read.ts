@@ -1,6 +1,8 @@
 // Reading whole batches from one segment. The first read is sized from the offset index (the
 // indexed position at or before the fetch offset) and `maxBytes`; a second read happens only
 // when the wanted batch starts beyond, or is larger than, what the first one covered.
+
+import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import {
   CURRENT_MAGIC,
   LAST_OFFSET_DELTA_OFFSET,
@@ -9,7 +11,6 @@ import {
   RECORD_BATCH_OVERHEAD,
   verifyBatchCrc,
 } from '../protocol/record-batch/header.js';
-import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import type { LogSegment } from './log-segment.js';
 
 /** Bytes up to and including LastOffsetDelta: enough to know a batch's size and offsets. */
@@ -29,7 +30,10 @@ export interface SegmentReadRequest {
 type Step = { done: Buffer | null } | { start: number; want: number };
 
 function corrupt(seg: LogSegment, position: number, why: string): KafkaError {
-  return new KafkaError(ErrorCode.CORRUPT_MESSAGE, `Corrupt batch in ${seg.file.path} at position ${position}: ${why}`);
+  return new KafkaError(
+    ErrorCode.CORRUPT_MESSAGE,
+    `Corrupt batch in ${seg.file.path} at position ${position}: ${why}`,
+  );
 }
 
 /**
@@ -66,12 +70,14 @@ function step(seg: LogSegment, buf: Buffer, start: number, end: number, req: Seg
         if (taken > 0) return finish();
         return { start: start + pos, want: Math.min(end - start - pos, Math.max(size, room)) };
       }
-      if (buf.readInt8(pos + MAGIC_OFFSET) !== CURRENT_MAGIC || !verifyBatchCrc(buf, pos)) return fail('CRC mismatch');
+      if (buf.readInt8(pos + MAGIC_OFFSET) !== CURRENT_MAGIC || !verifyBatchCrc(buf, pos))
+        return fail('CRC mismatch');
     }
     const base = buf.readBigInt64BE(pos);
     const last = base + BigInt(buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET));
     if (!trusted) {
-      if (base <= prevLast || last < base || (upper !== null && last >= upper)) return fail(`offsets ${base}..${last} do not fit the segment`);
+      if (base <= prevLast || last < base || (upper !== null && last >= upper))
+        return fail(`offsets ${base}..${last} do not fit the segment`);
       if (start + pos === seg.trustedUpTo) seg.trustedUpTo = start + pos + size;
     }
     prevLast = last;
@@ -99,15 +105,26 @@ export async function readSegment(seg: LogSegment, req: SegmentReadRequest): Pro
   let start = seg.offsetIndex.lookup(req.fetchOffset).position;
   // Size the read from the index: up to the last indexed batch boundary within maxBytes, so the
   // buffer holds whole batches only; without one, maxBytes plus what the index may skip.
-  const boundary = end - start <= req.maxBytes ? end : seg.offsetIndex.floorPosition(start + req.maxBytes, start);
-  let want = boundary > start ? boundary - start : Math.min(end - start, req.maxBytes + req.indexIntervalBytes + RECORD_BATCH_OVERHEAD);
-  for (let attempt = 0; start < end; attempt++) {
+  const boundary =
+    end - start <= req.maxBytes ? end : seg.offsetIndex.floorPosition(start + req.maxBytes, start);
+  let want =
+    boundary > start
+      ? boundary - start
+      : Math.min(end - start, req.maxBytes + req.indexIntervalBytes + RECORD_BATCH_OVERHEAD);
+  while (start < end) {
     const buf = await seg.read(start, Math.max(want, Math.min(PREFIX, end - start)), req.allocate);
     if (buf.length === 0) return null;
-    const next = step(seg, buf, start, start + buf.length < end && buf.length < want ? start + buf.length : end, req);
+    const next = step(
+      seg,
+      buf,
+      start,
+      start + buf.length < end && buf.length < want ? start + buf.length : end,
+      req,
+    );
     if ('done' in next) return next.done;
     // Each step must make progress; anything else means the file changed under us.
-    if (next.start < start || (next.start === start && next.want <= want)) throw corrupt(seg, start, 'unreadable batch');
+    if (next.start < start || (next.start === start && next.want <= want))
+      throw corrupt(seg, start, 'unreadable batch');
     start = next.start;
     want = next.want;
   }

@@ -27,7 +27,12 @@ export interface ScanOptions {
  * file. The buffer is reused for the next chunk, so copy what must outlive the call. Return
  * false to stop the scan there (the batch is then counted as invalid).
  */
-export type BatchVisitor = (buf: Buffer, pos: number, size: number, filePosition: number) => boolean | undefined | void;
+export type BatchVisitor = (
+  buf: Buffer,
+  pos: number,
+  size: number,
+  filePosition: number,
+) => boolean | undefined;
 
 export interface ScanResult {
   /** File position after the last valid batch. */
@@ -37,7 +42,13 @@ export interface ScanResult {
 }
 
 /** Checks framing and (optionally) CRC of the batch at `pos`; returns a reason or null. */
-export function checkBatch(buf: Buffer, pos: number, avail: number, verifyCrc: boolean, maxSize: number): string | null | 'partial' {
+export function checkBatch(
+  buf: Buffer,
+  pos: number,
+  avail: number,
+  verifyCrc: boolean,
+  maxSize: number,
+): string | null | 'partial' {
   if (avail < LOG_OVERHEAD) return 'partial';
   const size = LOG_OVERHEAD + buf.readInt32BE(pos + LENGTH_OFFSET);
   if (size < RECORD_BATCH_OVERHEAD) return `batch length ${size} below the minimum ${RECORD_BATCH_OVERHEAD}`;
@@ -57,7 +68,9 @@ export async function scanSegment(
   visit: BatchVisitor,
 ): Promise<ScanResult> {
   const maxSize = options.maxBatchSize ?? 64 * 1024 * 1024 + RECORD_BATCH_OVERHEAD;
-  let chunk = Buffer.allocUnsafeSlow(Math.min(Math.max(options.chunkSize ?? 1 << 20, 4096), Math.max(end - start, 4096)));
+  let chunk = Buffer.allocUnsafeSlow(
+    Math.min(Math.max(options.chunkSize ?? 1 << 20, 4096), Math.max(end - start, 4096)),
+  );
   let filePos = start;
   while (filePos < end) {
     const want = Math.min(chunk.length, end - filePos);
@@ -78,7 +91,8 @@ export async function scanSegment(
     if (pos === 0) {
       // Not even one batch fits in what we read: the batch is larger than the chunk (grow) or
       // the file ends inside it (torn tail).
-      if (n < want || filePos + n >= end) return { validEnd: filePos, problem: 'truncated batch at end of file' };
+      if (n < want || filePos + n >= end)
+        return { validEnd: filePos, problem: 'truncated batch at end of file' };
       const size = n >= LOG_OVERHEAD ? LOG_OVERHEAD + chunk.readInt32BE(LENGTH_OFFSET) : 0;
       if (size <= chunk.length) return { validEnd: filePos, problem: 'unreadable batch' };
       chunk = Buffer.allocUnsafeSlow(size);

@@ -54,7 +54,8 @@ export async function completeSwaps(dir: string): Promise<string[]> {
   // Other swap files (the cleaned `.txnindex`) take their final names too.
   for (const name of await fsp.readdir(dir)) {
     const p = parseOffsetFileName(name);
-    if (p !== null && p.state === SWAP_SUFFIX) await fsp.rename(join(dir, name), join(dir, name.slice(0, -SWAP_SUFFIX.length)));
+    if (p !== null && p.state === SWAP_SUFFIX)
+      await fsp.rename(join(dir, name), join(dir, name.slice(0, -SWAP_SUFFIX.length)));
   }
   await fsyncDir(dir);
   return fsp.readdir(dir);

@@ -63,7 +63,12 @@ export class TailCacheBudget {
     }
     const at = start % size;
     src.copy(this.#arena, at);
-    const entry: TailEntry = { baseOffset, lastOffset, buf: this.#arena.subarray(at, at + src.length), start };
+    const entry: TailEntry = {
+      baseOffset,
+      lastOffset,
+      buf: this.#arena.subarray(at, at + src.length),
+      start,
+    };
     this.#fifo.push({ cache, entry });
     this.#next = end;
     return entry;

@@ -25,7 +25,10 @@ export class TimeIndex extends SparseIndex {
 
   get lastEntry(): TimestampOffsetEntry | null {
     if (this.count === 0) return null;
-    return { timestamp: this.#tsAt(this.count - 1), offset: this.baseOffset + BigInt(this.#relAt(this.count - 1)) };
+    return {
+      timestamp: this.#tsAt(this.count - 1),
+      offset: this.baseOffset + BigInt(this.#relAt(this.count - 1)),
+    };
   }
 
   /** Appends (timestamp, offset) when the timestamp is larger than the last entry's. */

@@ -26,7 +26,11 @@ async function findBatch(
   return found;
 }
 
-async function firstRecordAtOrAfter(batch: Buffer, timestamp: bigint, minOffset: bigint): Promise<TimestampOffset | null> {
+async function firstRecordAtOrAfter(
+  batch: Buffer,
+  timestamp: bigint,
+  minOffset: bigint,
+): Promise<TimestampOffset | null> {
   const cursor = await decodeRecordBatch(batch, { verifyCrc: true });
   while (cursor.next()) {
     if (cursor.timestamp >= timestamp && cursor.offset >= minOffset) {
@@ -36,7 +40,11 @@ async function firstRecordAtOrAfter(batch: Buffer, timestamp: bigint, minOffset:
   return null;
 }
 
-export async function offsetForTimestamp(local: LocalLog, timestamp: bigint, logStartOffset: bigint): Promise<TimestampOffset | null> {
+export async function offsetForTimestamp(
+  local: LocalLog,
+  timestamp: bigint,
+  logStartOffset: bigint,
+): Promise<TimestampOffset | null> {
   const segments = local.segments;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;
@@ -62,7 +70,10 @@ export async function offsetForTimestamp(local: LocalLog, timestamp: bigint, log
 }
 
 /** The record with the largest timestamp (first such record), or null for an empty log. */
-export async function offsetOfMaxTimestamp(local: LocalLog, logStartOffset: bigint): Promise<TimestampOffset | null> {
+export async function offsetOfMaxTimestamp(
+  local: LocalLog,
+  logStartOffset: bigint,
+): Promise<TimestampOffset | null> {
   let best: LogSegment | null = null;
   let bestTs = -1n;
   for (const seg of local.segments) {
@@ -76,7 +87,12 @@ export async function offsetOfMaxTimestamp(local: LocalLog, logStartOffset: bigi
   if (best === null) return null;
   await best.ensureIndexes();
   const target = best.maxTimestamp;
-  const batch = await findBatch(local, best, 0, (buf, pos) => maxTimestampOf(buf, pos) >= target && lastOffsetOf(buf, pos) >= logStartOffset);
+  const batch = await findBatch(
+    local,
+    best,
+    0,
+    (buf, pos) => maxTimestampOf(buf, pos) >= target && lastOffsetOf(buf, pos) >= logStartOffset,
+  );
   if (batch === null) return null;
   return firstRecordAtOrAfter(batch, target, logStartOffset);
 }

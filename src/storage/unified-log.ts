@@ -4,21 +4,32 @@
 // and the leader-epoch cache. The high watermark only moves when the broker's replica layer
 // calls `setHighWatermark` (a single broker sets it to the log end offset after each append).
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
-import { setBaseOffset, setMaxTimestampAndLogAppendTime, setPartitionLeaderEpoch } from '../protocol/record-batch/header.js';
-import { validateBatch } from '../protocol/record-batch/validate.js';
 import { RecordBatchError } from '../protocol/record-batch/errors.js';
-import { baseOffsetOf, lastOffsetOf, leaderEpochOf, maxTimestampOf, producerBatchOf, recordCountOf } from './batch-info.js';
+import {
+  setBaseOffset,
+  setMaxTimestampAndLogAppendTime,
+  setPartitionLeaderEpoch,
+} from '../protocol/record-batch/header.js';
+import { validateBatch } from '../protocol/record-batch/validate.js';
+import {
+  baseOffsetOf,
+  lastOffsetOf,
+  leaderEpochOf,
+  maxTimestampOf,
+  producerBatchOf,
+  recordCountOf,
+} from './batch-info.js';
 import type { FileHandleCache } from './file-handle-cache.js';
+import { fsyncDir } from './fs-util.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LocalLog } from './local-log.js';
 import { isDeleteRetained, type LogConfig } from './log-config.js';
+import { replayProducerState } from './log-replay.js';
 import { isSmallLog, type LogSegment } from './log-segment.js';
 import { toKafkaError, validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
 import type { ProducerSnapshots } from './producer-snapshots.js';
 import type { CompletedTxn, ProducerStateManager } from './producer-state.js';
-import { replayProducerState } from './log-replay.js';
-import { fsyncDir } from './fs-util.js';
 import type { TailCacheBudget } from './tail-cache.js';
 import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
@@ -131,6 +142,7 @@ export class UnifiedLog implements PartitionLog {
   get lastStableOffset(): bigint {
     const unstable = this.producers.firstUnstableOffset();
     if (unstable === null || unstable >= this.#highWatermark) return this.#highWatermark;
+    // biome-ignore lint/complexity/useMathMinMax: bigint
     return unstable < this.#logStartOffset ? this.#logStartOffset : unstable;
   }
 
@@ -305,10 +317,19 @@ export class UnifiedLog implements PartitionLog {
       );
     }
     const ub = options.upperBound;
-    let bound = ub === 'hw' ? this.#highWatermark : ub === 'lso' ? this.lastStableOffset : ub === 'leo' ? leo : ub;
+    let bound =
+      ub === 'hw' ? this.#highWatermark : ub === 'lso' ? this.lastStableOffset : ub === 'leo' ? leo : ub;
     if (bound > leo) bound = leo;
     const records =
-      fetchOffset >= bound ? EMPTY : await this.local.read(fetchOffset, Math.max(0, options.maxBytes), bound, options.minOneBatch, options.allocate);
+      fetchOffset >= bound
+        ? EMPTY
+        : await this.local.read(
+            fetchOffset,
+            Math.max(0, options.maxBytes),
+            bound,
+            options.minOneBatch,
+            options.allocate,
+          );
     const result: ReadResult = {
       records,
       highWatermark: this.#highWatermark,
@@ -319,7 +340,10 @@ export class UnifiedLog implements PartitionLog {
     return result;
   }
 
-  async #abortedTransactions(fetchOffset: bigint, records: Buffer): Promise<{ producerId: bigint; firstOffset: bigint }[]> {
+  async #abortedTransactions(
+    fetchOffset: bigint,
+    records: Buffer,
+  ): Promise<{ producerId: bigint; firstOffset: bigint }[]> {
     if (records.length === 0) return [];
     let end = fetchOffset;
     for (let pos = 0; pos + 61 <= records.length; pos += 12 + records.readInt32BE(pos + 8)) {
@@ -358,7 +382,10 @@ export class UnifiedLog implements PartitionLog {
       try {
         l(this);
       } catch (err) {
-        this.env.onError(err instanceof Error ? err : new Error(String(err)), `append listener of ${this.topic}-${this.partition}`);
+        this.env.onError(
+          err instanceof Error ? err : new Error(String(err)),
+          `append listener of ${this.topic}-${this.partition}`,
+        );
       }
     }
   }
@@ -368,7 +395,11 @@ export class UnifiedLog implements PartitionLog {
       return { offset: this.local.logEndOffset, timestamp: -1n, leaderEpoch: this.epochs.latestEpoch };
     }
     if (timestamp === EARLIEST_TIMESTAMP) {
-      return { offset: this.#logStartOffset, timestamp: -1n, leaderEpoch: this.epochs.epochForOffset(this.#logStartOffset) };
+      return {
+        offset: this.#logStartOffset,
+        timestamp: -1n,
+        leaderEpoch: this.epochs.epochForOffset(this.#logStartOffset),
+      };
     }
     if (timestamp === MAX_TIMESTAMP) return offsetOfMaxTimestamp(this.local, this.#logStartOffset);
     if (timestamp < 0n) return null;
@@ -460,7 +491,9 @@ export class UnifiedLog implements PartitionLog {
     this.#logStartOffset = offset;
     if (this.#highWatermark < offset) this.#highWatermark = offset;
     this.epochs.truncateFromStart(offset);
-    this.epochs.flush().catch((err: unknown) => this.env.onError(err as Error, `leader-epoch-checkpoint of ${this.dir}`));
+    this.epochs
+      .flush()
+      .catch((err: unknown) => this.env.onError(err as Error, `leader-epoch-checkpoint of ${this.dir}`));
     this.env.onLogStartOffsetChanged(this);
   }
 
@@ -508,7 +541,8 @@ export class UnifiedLog implements PartitionLog {
         const isActive = i === segs.length - 1;
         const upper = isActive ? this.local.logEndOffset : segs[i + 1]!.baseOffset;
         if (upper > this.#highWatermark || seg.size === 0) break;
-        const expired = cfg.retentionMs >= 0 && (await seg.largestTimestamp()) < now - BigInt(cfg.retentionMs);
+        const expired =
+          cfg.retentionMs >= 0 && (await seg.largestTimestamp()) < now - BigInt(cfg.retentionMs);
         const oversize = excess >= 0 && excess - seg.size >= 0;
         if (!expired && !oversize) break;
         if (isActive) {
@@ -567,7 +601,10 @@ export class UnifiedLog implements PartitionLog {
     this.#dirDirty = true; // the new segment file's entry must be synced with the recovery point
     return () =>
       this.snapshots.write(offset, data, false).catch((err: unknown) => {
-        this.env.onError(err instanceof Error ? err : new Error(String(err)), `producer snapshot of ${this.dir}`);
+        this.env.onError(
+          err instanceof Error ? err : new Error(String(err)),
+          `producer snapshot of ${this.dir}`,
+        );
       });
   }
 

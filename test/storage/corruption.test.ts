@@ -1,12 +1,20 @@
 // Corruption of every file the storage layer reads: recovery must never throw, never serve
 // bytes that fail their CRC, keep a valid prefix of the log, and rebuild what it can.
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode, KafkaError } from '../../src/protocol/errors.js';
 import type { LogManager } from '../../src/storage/index.js';
-import { batch, openManager, records, tempDir, TOPIC_ID } from './helpers.js';
+import { batch, openManager, records, TOPIC_ID, tempDir } from './helpers.js';
 
 const CONFIG = { segmentBytes: 1500, indexIntervalBytes: 200 };
 const BATCHES = 40;
@@ -28,7 +36,15 @@ async function build(root: string, crash: boolean): Promise<string> {
   const mgr = await openManager(dir, { defaults: CONFIG });
   const log = await mgr.createLog('t', 0, { topicId: TOPIC_ID });
   for (let i = 0; i < BATCHES; i++) {
-    await log.appendAsLeader(batch(PER_BATCH, `b${i}`, { producerId: 9n, producerEpoch: 0, baseSequence: i * PER_BATCH, timestamp: T0 + i }), i < 20 ? 1 : 2);
+    await log.appendAsLeader(
+      batch(PER_BATCH, `b${i}`, {
+        producerId: 9n,
+        producerEpoch: 0,
+        baseSequence: i * PER_BATCH,
+        timestamp: T0 + i,
+      }),
+      i < 20 ? 1 : 2,
+    );
   }
   log.setHighWatermark(log.logEndOffset);
   await mgr.checkpoint();
@@ -57,11 +73,16 @@ async function verify(dir: string, allowCorruptReads: boolean): Promise<number> 
   assert.ok(log.logEndOffset <= BigInt(BATCHES * PER_BATCH));
   let offset = log.logStartOffset;
   while (offset < log.logEndOffset) {
-    let recs;
+    let recs: ReturnType<typeof records>;
     try {
-      recs = records((await log.read(offset, { maxBytes: 150, upperBound: 'leo', minOneBatch: true })).records);
+      recs = records(
+        (await log.read(offset, { maxBytes: 150, upperBound: 'leo', minOneBatch: true })).records,
+      );
     } catch (err) {
-      assert.ok(err instanceof KafkaError && err.code === ErrorCode.CORRUPT_MESSAGE && allowCorruptReads, `read at ${offset}: ${(err as Error).message}`);
+      assert.ok(
+        err instanceof KafkaError && err.code === ErrorCode.CORRUPT_MESSAGE && allowCorruptReads,
+        `read at ${offset}: ${(err as Error).message}`,
+      );
       offset++;
       continue;
     }
@@ -73,10 +94,17 @@ async function verify(dir: string, allowCorruptReads: boolean): Promise<number> 
   const leo = log.logEndOffset;
   const r = await log.appendAsLeader(batch(1, 'after'), 3);
   assert.equal(r.baseOffset, leo);
-  const back = records((await log.read(leo, { maxBytes: 1000, upperBound: 'leo', minOneBatch: true })).records);
+  const back = records(
+    (await log.read(leo, { maxBytes: 1000, upperBound: 'leo', minOneBatch: true })).records,
+  );
   assert.equal(back[0]!.value, 'after-0');
   await mgr.close();
   return BATCHES * PER_BATCH - Number(leo);
+}
+
+/** Runs `fn` on each path (a statement, so mutations may be written as expressions). */
+function each(paths: string[], fn: (path: string) => unknown): void {
+  for (const p of paths) fn(p);
 }
 
 function files(dir: string, suffix: string): string[] {
@@ -99,7 +127,8 @@ test('byte flips, truncation and garbage in .log files', async () => {
         const target = round % 2 === 0 ? logs.at(-1)! : logs[Math.floor(random() * logs.length)]!;
         const data = readFileSync(target);
         const kind = round % 4;
-        if (kind === 0 || data.length === 0) appendFileSync(target, Buffer.from('garbage after the last batch'));
+        if (kind === 0 || data.length === 0)
+          appendFileSync(target, Buffer.from('garbage after the last batch'));
         else if (kind === 1) truncateSync(target, Math.floor(random() * data.length));
         else {
           const at = Math.floor(random() * data.length);
@@ -135,28 +164,60 @@ test('corrupt or missing .index, .timeindex, checkpoints, snapshots and epoch ca
   try {
     const random = rng(11);
     const mutations: [string, (copy: string) => void][] = [
-      ['index garbage', (c) => files(c, '.index').forEach((f) => writeFileSync(f, Buffer.from('not an index!!!!'))) ],
-      ['index partial entry', (c) => files(c, '.index').forEach((f) => appendFileSync(f, Buffer.from([1, 2, 3]))) ],
-      ['index deleted', (c) => files(c, '.index').forEach((f) => rmSync(f)) ],
-      ['index random flips', (c) => files(c, '.index').forEach((f) => {
-        const d = readFileSync(f);
-        if (d.length > 0) d[Math.floor(random() * d.length)] ^= 0x5a;
-        writeFileSync(f, d);
-      })],
-      ['timeindex garbage', (c) => files(c, '.timeindex').forEach((f) => writeFileSync(f, Buffer.alloc(24, 0xff))) ],
-      ['timeindex deleted', (c) => files(c, '.timeindex').forEach((f) => rmSync(f)) ],
-      ['recovery checkpoint garbage', (c) => writeFileSync(join(c, 'recovery-point-offset-checkpoint'), 'zzz\n9\n') ],
-      ['log start checkpoint garbage', (c) => writeFileSync(join(c, 'log-start-offset-checkpoint'), '0\n1\nt 0 banana\n') ],
-      ['replication checkpoint truncated', (c) => writeFileSync(join(c, 'replication-offset-checkpoint'), '0\n2\nt 0 12\n') ],
-      ['epoch checkpoint garbage', (c) => writeFileSync(join(c, 't-0', 'leader-epoch-checkpoint'), '0\n2\n5 100\n2 3\n') ],
-      ['snapshot garbage', (c) => files(c, '.snapshot').forEach((f) => writeFileSync(f, Buffer.from('junk'))) ],
-      ['snapshot flips', (c) => files(c, '.snapshot').forEach((f) => {
-        const d = readFileSync(f);
-        d[Math.floor(random() * d.length)] ^= 0x01;
-        writeFileSync(f, d);
-      })],
-      ['partition.metadata garbage', (c) => writeFileSync(join(c, 't-0', 'partition.metadata'), 'version: 9\n') ],
-      ['clean marker without checkpoints', (c) => rmSync(join(c, 'recovery-point-offset-checkpoint')) ],
+      [
+        'index garbage',
+        (c) => each(files(c, '.index'), (f) => writeFileSync(f, Buffer.from('not an index!!!!'))),
+      ],
+      [
+        'index partial entry',
+        (c) => each(files(c, '.index'), (f) => appendFileSync(f, Buffer.from([1, 2, 3]))),
+      ],
+      ['index deleted', (c) => each(files(c, '.index'), (f) => rmSync(f))],
+      [
+        'index random flips',
+        (c) =>
+          each(files(c, '.index'), (f) => {
+            const d = readFileSync(f);
+            if (d.length > 0) d[Math.floor(random() * d.length)] ^= 0x5a;
+            writeFileSync(f, d);
+          }),
+      ],
+      [
+        'timeindex garbage',
+        (c) => each(files(c, '.timeindex'), (f) => writeFileSync(f, Buffer.alloc(24, 0xff))),
+      ],
+      ['timeindex deleted', (c) => each(files(c, '.timeindex'), (f) => rmSync(f))],
+      [
+        'recovery checkpoint garbage',
+        (c) => writeFileSync(join(c, 'recovery-point-offset-checkpoint'), 'zzz\n9\n'),
+      ],
+      [
+        'log start checkpoint garbage',
+        (c) => writeFileSync(join(c, 'log-start-offset-checkpoint'), '0\n1\nt 0 banana\n'),
+      ],
+      [
+        'replication checkpoint truncated',
+        (c) => writeFileSync(join(c, 'replication-offset-checkpoint'), '0\n2\nt 0 12\n'),
+      ],
+      [
+        'epoch checkpoint garbage',
+        (c) => writeFileSync(join(c, 't-0', 'leader-epoch-checkpoint'), '0\n2\n5 100\n2 3\n'),
+      ],
+      ['snapshot garbage', (c) => each(files(c, '.snapshot'), (f) => writeFileSync(f, Buffer.from('junk')))],
+      [
+        'snapshot flips',
+        (c) =>
+          each(files(c, '.snapshot'), (f) => {
+            const d = readFileSync(f);
+            d[Math.floor(random() * d.length)] ^= 0x01;
+            writeFileSync(f, d);
+          }),
+      ],
+      [
+        'partition.metadata garbage',
+        (c) => writeFileSync(join(c, 't-0', 'partition.metadata'), 'version: 9\n'),
+      ],
+      ['clean marker without checkpoints', (c) => rmSync(join(c, 'recovery-point-offset-checkpoint'))],
     ];
     for (const crash of [false, true]) {
       const base = await build(root, crash);
@@ -170,8 +231,15 @@ test('corrupt or missing .index, .timeindex, checkpoints, snapshots and epoch ca
         const mgr = await openManager(copy, { defaults: CONFIG });
         const log = mgr.getLog('t', 0)!;
         assert.deepEqual(log.endOffsetForEpoch(1), { leaderEpoch: 1, endOffset: 60n }, name);
-        assert.deepEqual(await log.offsetForTimestamp(BigInt(T0 + 30)), { offset: 90n, timestamp: BigInt(T0 + 30), leaderEpoch: 2 }, name);
-        const dup = await log.appendAsLeader(batch(PER_BATCH, 'b39', { producerId: 9n, producerEpoch: 0, baseSequence: 39 * PER_BATCH }), 2);
+        assert.deepEqual(
+          await log.offsetForTimestamp(BigInt(T0 + 30)),
+          { offset: 90n, timestamp: BigInt(T0 + 30), leaderEpoch: 2 },
+          name,
+        );
+        const dup = await log.appendAsLeader(
+          batch(PER_BATCH, 'b39', { producerId: 9n, producerEpoch: 0, baseSequence: 39 * PER_BATCH }),
+          2,
+        );
         assert.equal(dup.duplicate, true, `${name}: producer state rebuilt`);
         await mgr.close();
         rmSync(copy, { recursive: true, force: true });

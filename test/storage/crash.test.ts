@@ -21,7 +21,16 @@ async function childCommand(): Promise<string[]> {
   try {
     const esbuild = await import('esbuild');
     const outfile = join(HERE, '..', '..', 'node_modules', '.cache', 'samsa-tests', 'crash-writer.mjs');
-    await esbuild.build({ entryPoints: [CHILD], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'silent' });
+    await esbuild.build({
+      entryPoints: [CHILD],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile,
+      logLevel: 'silent',
+    });
     return [outfile];
   } catch {
     return ['--import', 'tsx', CHILD];
@@ -36,9 +45,17 @@ interface RunResult {
   errors: string[];
 }
 
-function runOnce(dir: string, mode: string, seed: number, killAfterMs: number, killEarly: boolean): Promise<RunResult> {
+function runOnce(
+  dir: string,
+  mode: string,
+  seed: number,
+  killAfterMs: number,
+  killEarly: boolean,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...command, dir, mode, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...command, dir, mode, String(seed)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const result: RunResult = { opened: null, maxAck: -1n, errors: [] };
     let buffered = '';
     let stderr = '';
@@ -49,8 +66,7 @@ function runOnce(dir: string, mode: string, seed: number, killAfterMs: number, k
     if (killEarly) timer = setTimeout(kill, killAfterMs);
     child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         const [kind, a, b] = line.split(' ');
@@ -77,7 +93,9 @@ function runOnce(dir: string, mode: string, seed: number, killAfterMs: number, k
   });
 }
 
-test(`SIGKILL at random moments (${KILLS} times) never loses an acknowledged record`, { timeout: 600_000 }, async () => {
+test(`SIGKILL at random moments (${KILLS} times) never loses an acknowledged record`, {
+  timeout: 600_000,
+}, async () => {
   const { dir, cleanup } = tempDir('samsa-crash-');
   command = await childCommand();
   try {
@@ -91,11 +109,20 @@ test(`SIGKILL at random moments (${KILLS} times) never loses an acknowledged rec
     for (let i = 0; i < KILLS; i++) {
       const mode = i % 2 === 0 ? 'flush' : 'ack';
       const early = i % 10 === 9; // now and then, die during startup/recovery
-      const r = await runOnce(dir, mode, i + 1, early ? Math.floor(random() * 400) : 30 + Math.floor(random() * 250), early);
+      const r = await runOnce(
+        dir,
+        mode,
+        i + 1,
+        early ? Math.floor(random() * 400) : 30 + Math.floor(random() * 250),
+        early,
+      );
       assert.deepEqual(r.errors, [], `run ${i}`);
       if (r.opened !== null) {
         opened++;
-        assert.ok(r.opened.end > acked, `run ${i}: recovered end ${r.opened.end} lost acknowledged offset ${acked}`);
+        assert.ok(
+          r.opened.end > acked,
+          `run ${i}: recovered end ${r.opened.end} lost acknowledged offset ${acked}`,
+        );
       }
       if (r.maxAck > acked) acked = r.maxAck;
     }
@@ -107,7 +134,9 @@ test(`SIGKILL at random moments (${KILLS} times) never loses an acknowledged rec
     assert.ok(log.logEndOffset > acked);
     let offset = 0n;
     while (offset < log.logEndOffset) {
-      const recs = records((await log.read(offset, { maxBytes: 64 * 1024, upperBound: 'leo', minOneBatch: true })).records);
+      const recs = records(
+        (await log.read(offset, { maxBytes: 64 * 1024, upperBound: 'leo', minOneBatch: true })).records,
+      );
       assert.ok(recs.length > 0);
       for (const r of recs) {
         assert.equal(r.offset, offset, 'no gaps');
@@ -116,7 +145,15 @@ test(`SIGKILL at random moments (${KILLS} times) never loses an acknowledged rec
       }
     }
     const end = log.logEndOffset;
-    assert.equal((await log.appendAsLeader(batch(1, 'final', { producerId: 1n, producerEpoch: 0, baseSequence: Number(end % 2n ** 31n) }), 1)).baseOffset, end);
+    assert.equal(
+      (
+        await log.appendAsLeader(
+          batch(1, 'final', { producerId: 1n, producerEpoch: 0, baseSequence: Number(end % 2n ** 31n) }),
+          1,
+        )
+      ).baseOffset,
+      end,
+    );
     await mgr.close();
   } finally {
     cleanup();

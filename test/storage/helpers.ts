@@ -2,30 +2,50 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeRecordBatchSync, type EncodeBatchOptions } from '../../src/protocol/record-batch/encode.js';
 import { encodeControlBatch } from '../../src/protocol/record-batch/control.js';
 import { decodeRecordBatchSync } from '../../src/protocol/record-batch/decode.js';
+import { type EncodeBatchOptions, encodeRecordBatchSync } from '../../src/protocol/record-batch/encode.js';
 import { iterateBatches } from '../../src/protocol/record-batch/iterate.js';
 import { LogManager, type LogManagerOptions } from '../../src/storage/index.js';
 
 export const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 
-export function tempDir(prefix = 'samsa-storage-', parent: string = tmpdir()): { dir: string; cleanup: () => void } {
+export function tempDir(
+  prefix = 'samsa-storage-',
+  parent: string = tmpdir(),
+): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(parent, prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A batch of `n` records whose values are `${prefix}-${i}` (keys `k${i}` unless given). */
-export function batch(n: number, prefix = 'v', options: EncodeBatchOptions & { keys?: (string | null)[]; values?: (string | null)[] } = {}): Buffer {
+export function batch(
+  n: number,
+  prefix = 'v',
+  options: EncodeBatchOptions & { keys?: (string | null)[]; values?: (string | null)[] } = {},
+): Buffer {
   const records = Array.from({ length: n }, (_, i) => ({
-    key: options.keys ? (options.keys[i] === null ? null : Buffer.from(options.keys[i]!)) : Buffer.from(`k${i}`),
-    value: options.values ? (options.values[i] === null ? null : Buffer.from(options.values[i]!)) : Buffer.from(`${prefix}-${i}`),
+    key: options.keys
+      ? options.keys[i] === null
+        ? null
+        : Buffer.from(options.keys[i]!)
+      : Buffer.from(`k${i}`),
+    value: options.values
+      ? options.values[i] === null
+        ? null
+        : Buffer.from(options.values[i]!)
+      : Buffer.from(`${prefix}-${i}`),
     timestamp: options.timestamp,
   }));
   return encodeRecordBatchSync(records, options);
 }
 
-export function controlBatch(producerId: bigint, producerEpoch: number, type: 'ABORT' | 'COMMIT', coordinatorEpoch = 0): Buffer {
+export function controlBatch(
+  producerId: bigint,
+  producerEpoch: number,
+  type: 'ABORT' | 'COMMIT',
+  coordinatorEpoch = 0,
+): Buffer {
   return encodeControlBatch({ producerId, producerEpoch, type, coordinatorEpoch, timestamp: Date.now() });
 }
 
@@ -58,6 +78,9 @@ export function records(buf: Buffer): ReadRecord[] {
   return out;
 }
 
-export function openManager(dir: string | string[], extra: Partial<LogManagerOptions> = {}): Promise<LogManager> {
+export function openManager(
+  dir: string | string[],
+  extra: Partial<LogManagerOptions> = {},
+): Promise<LogManager> {
   return LogManager.open({ logDirs: dir, ...extra });
 }

@@ -17,7 +17,11 @@ test('leader-epoch cache: assign, end offsets, truncation from both ends, checkp
     c.assign(3, 10n);
     c.assign(6, 40n);
     c.assign(2, 50n); // older epoch at a later offset: ignored
-    assert.deepEqual(c.entries, [{ epoch: 1, startOffset: 0n }, { epoch: 3, startOffset: 10n }, { epoch: 6, startOffset: 40n }]);
+    assert.deepEqual(c.entries, [
+      { epoch: 1, startOffset: 0n },
+      { epoch: 3, startOffset: 10n },
+      { epoch: 6, startOffset: 40n },
+    ]);
     assert.deepEqual(c.endOffsetFor(0, 99n), { leaderEpoch: 0, endOffset: 0n });
     assert.deepEqual(c.endOffsetFor(1, 99n), { leaderEpoch: 1, endOffset: 10n });
     assert.deepEqual(c.endOffsetFor(2, 99n), { leaderEpoch: 1, endOffset: 10n });

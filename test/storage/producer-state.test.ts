@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, KafkaError } from '../../src/protocol/errors.js';
-import { batch, controlBatch, openManager, records, tempDir, TOPIC_ID } from './helpers.js';
+import { batch, controlBatch, openManager, records, TOPIC_ID, tempDir } from './helpers.js';
 
 const code = (c: number) => (e: unknown) => e instanceof KafkaError && e.code === c;
 const idem = (n: number, seq: number, epoch = 0, pid = 42n, extra = {}) =>
@@ -15,7 +15,10 @@ test('idempotent producer: duplicates return the original offsets, gaps and old 
     const first = await log.appendAsLeader(idem(3, 0), 0);
     const second = await log.appendAsLeader(idem(2, 3), 0);
     const dup = await log.appendAsLeader(idem(3, 0), 0);
-    assert.deepEqual([dup.baseOffset, dup.lastOffset, dup.duplicate], [first.baseOffset, first.lastOffset, true]);
+    assert.deepEqual(
+      [dup.baseOffset, dup.lastOffset, dup.duplicate],
+      [first.baseOffset, first.lastOffset, true],
+    );
     assert.equal(log.logEndOffset, 5n);
     await assert.rejects(log.appendAsLeader(idem(1, 9), 0), code(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER));
     await assert.rejects(log.appendAsLeader(idem(1, 5, 1), 0), code(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER));
@@ -46,14 +49,23 @@ test('transactions: LSO, aborted transactions in read_committed reads, .txnindex
   try {
     const mgr = await openManager(dir);
     const log = await mgr.createLog('t', 0, { topicId: TOPIC_ID });
-    const txn = (pid: bigint, seq: number, n = 2) => batch(n, `p${pid}-${seq}`, { producerId: pid, producerEpoch: 0, baseSequence: seq, transactional: true });
+    const txn = (pid: bigint, seq: number, n = 2) =>
+      batch(n, `p${pid}-${seq}`, {
+        producerId: pid,
+        producerEpoch: 0,
+        baseSequence: seq,
+        transactional: true,
+      });
     await log.appendAsLeader(batch(2, 'plain'), 0); // 0-1
     await log.appendAsLeader(txn(1n, 0), 0); // 2-3 (txn A open)
     await log.appendAsLeader(txn(2n, 0), 0); // 4-5 (txn B open)
     log.setHighWatermark(log.logEndOffset);
     assert.equal(log.lastStableOffset, 2n);
     const rc = await log.read(0n, { maxBytes: 1 << 20, upperBound: 'lso', minOneBatch: true });
-    assert.deepEqual(records(rc.records).map((r) => r.offset), [0n, 1n]);
+    assert.deepEqual(
+      records(rc.records).map((r) => r.offset),
+      [0n, 1n],
+    );
     await assert.rejects(log.appendAsLeader(idem(1, 2, 0, 1n), 0), code(ErrorCode.INVALID_TXN_STATE));
     const abort = await log.appendAsLeader(controlBatch(1n, 0, 'ABORT', 5), 0, { origin: 'coordinator' }); // 6
     assert.equal(abort.baseOffset, 6n);

@@ -4,24 +4,28 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import type { PartitionLog } from '../../src/storage/index.js';
-import { batch, openManager, records, tempDir, TOPIC_ID } from './helpers.js';
+import { batch, openManager, records, TOPIC_ID, tempDir } from './helpers.js';
 
 const PARTITIONS = Number(process.env.SCALE_PARTITIONS ?? 10_000);
 const MAX_OPEN = 256;
 
 async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
-test(`${PARTITIONS} partitions with data stay open within bounded descriptors`, { timeout: 120_000 }, async () => {
+test(`${PARTITIONS} partitions with data stay open within bounded descriptors`, {
+  timeout: 120_000,
+}, async () => {
   // tmpfs when available: this test is about bookkeeping at scale (descriptors, memory,
   // lookups), not about the disk, which the benchmarks measure.
-  const { dir, cleanup } = tempDir("samsa-scale-", existsSync("/dev/shm") ? "/dev/shm" : undefined);
+  const { dir, cleanup } = tempDir('samsa-scale-', existsSync('/dev/shm') ? '/dev/shm' : undefined);
   try {
     const fdsBefore = openFds();
     const mgr = await openManager(dir, { maxOpenFiles: MAX_OPEN });
@@ -38,7 +42,10 @@ test(`${PARTITIONS} partitions with data stay open within bounded descriptors`, 
     assert.ok(openFds() - fdsBefore <= MAX_OPEN + 64, `descriptors bounded: ${openFds() - fdsBefore}`);
     await inParallel(ids, 64, async (p) => {
       const r = await logs[p]!.read(0n, { maxBytes: 4096, upperBound: 'hw', minOneBatch: true });
-      assert.deepEqual(records(r.records).map((x) => x.value), [`p${p}-0`, `p${p}-1`]);
+      assert.deepEqual(
+        records(r.records).map((x) => x.value),
+        [`p${p}-0`, `p${p}-1`],
+      );
     });
     assert.ok(openFds() - fdsBefore <= MAX_OPEN + 64);
     const t1 = performance.now();
@@ -55,7 +62,9 @@ test(`${PARTITIONS} partitions with data stay open within bounded descriptors`, 
       assert.equal(records(r.records)[1]!.value, `p${p}-1`);
     }
     await again.close();
-    console.log(`# ${PARTITIONS} partitions: create+append ${created.toFixed(0)} ms, close ${closed.toFixed(0)} ms, reopen ${reopened.toFixed(0)} ms`);
+    console.log(
+      `# ${PARTITIONS} partitions: create+append ${created.toFixed(0)} ms, close ${closed.toFixed(0)} ms, reopen ${reopened.toFixed(0)} ms`,
+    );
   } finally {
     cleanup();
   }

@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { batch, openManager, records, tempDir, TOPIC_ID } from './helpers.js';
+import { batch, openManager, records, TOPIC_ID, tempDir } from './helpers.js';
 
 test("Kafka's layout: segment files, indexes, checkpoints, metadata", async () => {
   const { dir, cleanup } = tempDir();
   try {
-    const mgr = await openManager(dir, { defaults: { segmentBytes: 2048, indexIntervalBytes: 256 }, tailCacheBytes: 0, brokerId: 3 });
+    const mgr = await openManager(dir, {
+      defaults: { segmentBytes: 2048, indexIntervalBytes: 256 },
+      tailCacheBytes: 0,
+      brokerId: 3,
+    });
     const log = await mgr.createLog('orders', 2, { topicId: TOPIC_ID });
     for (let i = 0; i < 100; i++) await log.appendAsLeader(batch(4, `r${i}`), 7);
     log.setHighWatermark(log.logEndOffset);
@@ -18,11 +22,21 @@ test("Kafka's layout: segment files, indexes, checkpoints, metadata", async () =
     assert.ok(files.includes('00000000000000000000.log'));
     assert.ok(files.includes('00000000000000000000.index'));
     assert.ok(files.includes('00000000000000000000.timeindex'));
-    assert.ok(files.some((f) => /^\d{20}\.snapshot$/.test(f)), 'producer snapshots');
+    assert.ok(
+      files.some((f) => /^\d{20}\.snapshot$/.test(f)),
+      'producer snapshots',
+    );
     for (const f of files.filter((x) => x.endsWith('.log'))) assert.ok(statSync(join(pdir, f)).size <= 2048);
-    assert.equal(readFileSync(join(pdir, 'partition.metadata'), 'utf8'), `version: 0\ntopic_id: ${TOPIC_ID}\n`);
+    assert.equal(
+      readFileSync(join(pdir, 'partition.metadata'), 'utf8'),
+      `version: 0\ntopic_id: ${TOPIC_ID}\n`,
+    );
     assert.equal(readFileSync(join(pdir, 'leader-epoch-checkpoint'), 'utf8'), '0\n1\n7 0\n');
-    for (const name of ['recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'replication-offset-checkpoint']) {
+    for (const name of [
+      'recovery-point-offset-checkpoint',
+      'log-start-offset-checkpoint',
+      'replication-offset-checkpoint',
+    ]) {
       const text = readFileSync(join(dir, name), 'utf8');
       assert.match(text, /^0\n1\norders 2 \d+\n$/);
     }
@@ -34,7 +48,10 @@ test("Kafka's layout: segment files, indexes, checkpoints, metadata", async () =
     assert.ok(statSync(join(pdir, '00000000000000000000.index')).size > 0);
     assert.equal(statSync(join(pdir, '00000000000000000000.timeindex')).size % 12, 0);
 
-    const again = await openManager(dir, { defaults: { segmentBytes: 2048, indexIntervalBytes: 256 }, tailCacheBytes: 0 });
+    const again = await openManager(dir, {
+      defaults: { segmentBytes: 2048, indexIntervalBytes: 256 },
+      tailCacheBytes: 0,
+    });
     assert.ok(!existsSync(join(dir, '.kafka_cleanshutdown')), 'marker removed while running');
     const log2 = again.getLog('orders', 2)!;
     // Every offset reads back from the right batch, across segments.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { batch, openManager, tempDir, TOPIC_ID } from './helpers.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/encode.js';
+import { batch, openManager, TOPIC_ID, tempDir } from './helpers.js';
 
 test('offsetForTimestamp: first record at or after a time, earliest, latest, max timestamp', async () => {
   const { dir, cleanup } = tempDir();
@@ -12,9 +12,16 @@ test('offsetForTimestamp: first record at or after a time, earliest, latest, max
     assert.equal(await log.offsetForTimestamp(1000n), null);
     // Records i = 0..59 at timestamp 1000 + 10 i, three per batch; one record out of order.
     for (let b = 0; b < 20; b++) {
-      const recs = [0, 1, 2].map((j) => ({ key: null, value: Buffer.from(`r${b * 3 + j}`), timestamp: 1000 + 10 * (b * 3 + j) }));
+      const recs = [0, 1, 2].map((j) => ({
+        key: null,
+        value: Buffer.from(`r${b * 3 + j}`),
+        timestamp: 1000 + 10 * (b * 3 + j),
+      }));
       if (b === 18) recs[1]!.timestamp = 99_999; // max timestamp, offset 55
-      await log.appendAsLeader(encodeRecordBatchSync(recs, { compression: b % 2 === 0 ? 'none' : 'gzip' }), b < 10 ? 1 : 2);
+      await log.appendAsLeader(
+        encodeRecordBatchSync(recs, { compression: b % 2 === 0 ? 'none' : 'gzip' }),
+        b < 10 ? 1 : 2,
+      );
     }
     assert.ok(log.segmentCount > 1);
     assert.deepEqual(await log.offsetForTimestamp(0n), { offset: 0n, timestamp: 1000n, leaderEpoch: 1 });
@@ -23,8 +30,16 @@ test('offsetForTimestamp: first record at or after a time, earliest, latest, max
     assert.deepEqual(await log.offsetForTimestamp(1255n), { offset: 26n, timestamp: 1260n, leaderEpoch: 1 });
     assert.deepEqual(await log.offsetForTimestamp(1500n), { offset: 50n, timestamp: 1500n, leaderEpoch: 2 });
     // The first record (in offset order) whose timestamp reaches the target, as in Kafka.
-    assert.deepEqual(await log.offsetForTimestamp(1545n), { offset: 55n, timestamp: 99_999n, leaderEpoch: 2 });
-    assert.deepEqual(await log.offsetForTimestamp(1590n), { offset: 55n, timestamp: 99_999n, leaderEpoch: 2 });
+    assert.deepEqual(await log.offsetForTimestamp(1545n), {
+      offset: 55n,
+      timestamp: 99_999n,
+      leaderEpoch: 2,
+    });
+    assert.deepEqual(await log.offsetForTimestamp(1590n), {
+      offset: 55n,
+      timestamp: 99_999n,
+      leaderEpoch: 2,
+    });
     assert.equal(await log.offsetForTimestamp(100_000n), null);
     assert.deepEqual(await log.offsetForTimestamp(-1n), { offset: 60n, timestamp: -1n, leaderEpoch: 2 });
     assert.deepEqual(await log.offsetForTimestamp(-2n), { offset: 0n, timestamp: -1n, leaderEpoch: 1 });
