@@ -11,6 +11,7 @@ import {
   setPartitionLeaderEpoch,
 } from '../protocol/record-batch/header.js';
 import { validateBatch } from '../protocol/record-batch/validate.js';
+import { abortedTransactions } from './aborted-transactions.js';
 import {
   baseOffsetOf,
   lastOffsetOf,
@@ -23,8 +24,9 @@ import type { FileHandleCache } from './file-handle-cache.js';
 import { fsyncDir } from './fs-util.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LocalLog } from './local-log.js';
-import { isDeleteRetained, type LogConfig } from './log-config.js';
+import type { LogConfig } from './log-config.js';
 import { replayProducerState } from './log-replay.js';
+import { applyRetention, deleteSegments, deleteSegmentsBelowLogStart } from './log-retention.js';
 import { isSmallLog, type LogSegment } from './log-segment.js';
 import { toKafkaError, validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
@@ -336,28 +338,9 @@ export class UnifiedLog implements PartitionLog {
       lastStableOffset: this.lastStableOffset,
       logStartOffset: this.#logStartOffset,
     };
-    if (ub === 'lso') result.abortedTransactions = await this.#abortedTransactions(fetchOffset, records);
+    if (ub === 'lso')
+      result.abortedTransactions = await abortedTransactions(this.local, fetchOffset, records);
     return result;
-  }
-
-  async #abortedTransactions(
-    fetchOffset: bigint,
-    records: Buffer,
-  ): Promise<{ producerId: bigint; firstOffset: bigint }[]> {
-    if (records.length === 0) return [];
-    let end = fetchOffset;
-    for (let pos = 0; pos + 61 <= records.length; pos += 12 + records.readInt32BE(pos + 8)) {
-      end = lastOffsetOf(records, pos) + 1n;
-    }
-    const found: AbortedTxnEntry[] = [];
-    const segs = this.local.segments;
-    for (let i = Math.max(0, this.local.floorIndex(fetchOffset)); i < segs.length; i++) {
-      const seg = segs[i]!;
-      if (seg.baseOffset >= end) break;
-      await seg.ensureIndexes();
-      seg.txnIndex.collect(fetchOffset, end, found);
-    }
-    return found.map((e) => ({ producerId: e.producerId, firstOffset: e.firstOffset }));
   }
 
   // ---- offsets -------------------------------------------------------------------------------
@@ -498,64 +481,18 @@ export class UnifiedLog implements PartitionLog {
   }
 
   /** Deletes inactive segments that lie entirely below the log start offset. */
-  async deleteSegmentsBelowLogStart(): Promise<number> {
-    const segs = this.local.segments;
-    const doomed: LogSegment[] = [];
-    for (let i = 0; i + 1 < segs.length; i++) {
-      if (segs[i + 1]!.baseOffset <= this.#logStartOffset) doomed.push(segs[i]!);
-      else break;
-    }
-    await this.deleteSegments(doomed);
-    return doomed.length;
+  deleteSegmentsBelowLogStart(): Promise<number> {
+    return deleteSegmentsBelowLogStart(this);
   }
 
   /** Detaches inactive segments (oldest first) and schedules their files' deletion. */
-  async deleteSegments(doomed: readonly LogSegment[]): Promise<void> {
-    if (doomed.length === 0) return;
-    this.local.detachSegments(doomed);
-    const newStart = this.local.segments[0]!.baseOffset;
-    this.advanceLogStartOffset(newStart);
-    for (const seg of doomed) {
-      await seg.markDeleted();
-      this.env.scheduleDelete(seg, this.config.fileDeleteDelayMs);
-    }
-    await this.snapshots.deleteBelow(this.#logStartOffset);
+  deleteSegments(doomed: readonly LogSegment[]): Promise<void> {
+    return deleteSegments(this, doomed);
   }
 
-  /**
-   * Time- and size-based retention (delete policy) plus segments below the log start offset.
-   * Only whole inactive segments entirely below the high watermark are deleted; an expired
-   * active segment is rolled so that the next pass can delete it.
-   */
-  async applyRetention(): Promise<number> {
-    return this.withMaintenance(async () => {
-      let deleted = await this.deleteSegmentsBelowLogStart();
-      const cfg = this.config;
-      if (!isDeleteRetained(cfg)) return deleted;
-      const now = BigInt(this.env.now());
-      const segs = this.local.segments;
-      let excess = cfg.retentionBytes >= 0 ? this.local.size - cfg.retentionBytes : -1;
-      const doomed: LogSegment[] = [];
-      for (let i = 0; i < segs.length; i++) {
-        const seg = segs[i]!;
-        const isActive = i === segs.length - 1;
-        const upper = isActive ? this.local.logEndOffset : segs[i + 1]!.baseOffset;
-        if (upper > this.#highWatermark || seg.size === 0) break;
-        const expired =
-          cfg.retentionMs >= 0 && (await seg.largestTimestamp()) < now - BigInt(cfg.retentionMs);
-        const oversize = excess >= 0 && excess - seg.size >= 0;
-        if (!expired && !oversize) break;
-        if (isActive) {
-          if (expired) this.local.roll();
-          break;
-        }
-        doomed.push(seg);
-        excess -= seg.size;
-      }
-      await this.deleteSegments(doomed);
-      deleted += doomed.length;
-      return deleted;
-    });
+  /** Retention by time and size (see log-retention.ts), serialised with other maintenance. */
+  applyRetention(): Promise<number> {
+    return this.withMaintenance(() => applyRetention(this));
   }
 
   // ---- durability ----------------------------------------------------------------------------
