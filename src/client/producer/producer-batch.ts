@@ -47,12 +47,18 @@ export class ProducerBatch {
   baseTimestamp = 0;
   maxTimestamp = -1;
   // Callback runs: records cbStart[k] .. cbStart[k+1]-1 report to cbFn[k] (undefined = none).
-  #cbStart: number[] = [];
-  #cbFn: (Completion | undefined)[] = [];
+  // Run 0 (from record 0) is kept inline; the arrays exist only from a second run on, so a batch
+  // sent with one shared callback carries no per-batch arrays either (fewer objects for every
+  // scavenge to copy while buffer.memory is full of batches).
+  #cb0: Completion | undefined = undefined;
+  #cbStart: number[] | null = null;
+  #cbFn: (Completion | undefined)[] | null = null;
   #lastCb: Completion | undefined = undefined;
-  // Timestamp runs, same layout: the create time of records tsStart[k] .. tsStart[k+1]-1.
-  #tsStart: number[] = [];
-  #tsVal: number[] = [];
+  // Timestamp runs, same layout: the create time of records tsStart[k] .. tsStart[k+1]-1 (only
+  // records with a callback are covered). Run 0 starts at the first such record.
+  #ts0 = 0;
+  #tsStart: number[] | null = null;
+  #tsVal: number[] | null = null;
   #lastTs = Number.NaN;
   /** Records appended with a callback (or promise); the others report through flush(). */
   callbackCount = 0;
@@ -100,18 +106,34 @@ export class ProducerBatch {
     const b = this.builder;
     if (b === null || !b.tryAppend(timestamp, key, value, headers)) return false;
     const i = this.count;
-    if (cb !== this.#lastCb || i === 0) {
-      this.#cbStart.push(i);
-      this.#cbFn.push(cb);
+    if (i === 0) {
+      this.#cb0 = cb;
+      this.#lastCb = cb;
+    } else if (cb !== this.#lastCb) {
+      if (this.#cbStart === null) {
+        this.#cbStart = [0, i];
+        this.#cbFn = [this.#cb0, cb];
+      } else {
+        this.#cbStart.push(i);
+        this.#cbFn!.push(cb);
+      }
       this.#lastCb = cb;
     }
     if (cb !== undefined) {
-      this.callbackCount++;
-      if (timestamp !== this.#lastTs) {
-        this.#tsStart.push(i);
-        this.#tsVal.push(timestamp);
+      if (this.callbackCount === 0) {
+        this.#ts0 = timestamp;
+        this.#lastTs = timestamp;
+      } else if (timestamp !== this.#lastTs) {
+        if (this.#tsStart === null) {
+          this.#tsStart = [0, i];
+          this.#tsVal = [this.#ts0, timestamp];
+        } else {
+          this.#tsStart.push(i);
+          this.#tsVal!.push(timestamp);
+        }
         this.#lastTs = timestamp;
       }
+      this.callbackCount++;
     }
     this.count = i + 1;
     return true;
@@ -180,17 +202,20 @@ export class ProducerBatch {
     const { topic, partition, count } = this;
     const cbStart = this.#cbStart;
     const cbFn = this.#cbFn;
+    const runs = cbStart === null ? 1 : cbStart.length;
     const tsStart = this.#tsStart;
     const tsVal = this.#tsVal;
+    const tsRuns = tsStart === null ? 1 : tsStart.length;
     let ts = 0; // index of the timestamp run of record i
-    for (let run = 0; run < cbStart.length; run++) {
-      const cb = cbFn[run];
+    let timestampOfRun = this.#ts0;
+    for (let run = 0; run < runs; run++) {
+      const cb = run === 0 ? this.#cb0 : cbFn![run];
       if (cb === undefined) continue; // timestamp runs cover only records with callbacks
-      const end = run + 1 < cbStart.length ? cbStart[run + 1]! : count;
-      for (let i = cbStart[run]!; i < end; i++) {
-        while (ts + 1 < tsStart.length && tsStart[ts + 1]! <= i) ts++;
+      const end = run + 1 < runs ? cbStart![run + 1]! : count;
+      for (let i = run === 0 ? 0 : cbStart![run]!; i < end; i++) {
+        while (ts + 1 < tsRuns && tsStart![ts + 1]! <= i) timestampOfRun = tsVal![++ts]!;
         const offset = small ? BigInt(base + i) : baseOffset < 0n ? -1n : baseOffset + BigInt(i);
-        const timestamp = appendTime >= 0 ? appendTime : tsVal[ts]!;
+        const timestamp = appendTime >= 0 ? appendTime : timestampOfRun;
         const md: RecordMetadata = { topic, partition, offset, timestamp };
         if (typeof cb === 'function') invoke(cb, null, md);
         else cb.resolve(md);
@@ -203,12 +228,12 @@ export class ProducerBatch {
     this.error = err;
     this.#settled();
     const cbStart = this.#cbStart;
-    const cbFn = this.#cbFn;
-    for (let run = 0; run < cbStart.length; run++) {
-      const cb = cbFn[run];
+    const runs = cbStart === null ? 1 : cbStart.length;
+    for (let run = 0; run < runs; run++) {
+      const cb = run === 0 ? this.#cb0 : this.#cbFn![run];
       if (cb === undefined) continue;
-      const end = run + 1 < cbStart.length ? cbStart[run + 1]! : this.count;
-      for (let i = cbStart[run]!; i < end; i++) settleError(cb, err);
+      const end = run + 1 < runs ? cbStart![run + 1]! : this.count;
+      for (let i = run === 0 ? 0 : cbStart![run]!; i < end; i++) settleError(cb, err);
     }
   }
 }

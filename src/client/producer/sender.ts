@@ -67,6 +67,16 @@ const SEQUENCE_ERRORS = new Set<number>([
   ErrorCode.INVALID_PRODUCER_ID_MAPPING,
 ]);
 
+type PartitionResult = ProduceResponse['responses'][number]['partitionResponses'][number];
+
+function findResult(res: ProduceResponse, topic: string, partition: number): PartitionResult | undefined {
+  for (const t of res.responses) {
+    if (t.name !== topic) continue;
+    for (const p of t.partitionResponses) if (p.index === partition) return p;
+  }
+  return undefined;
+}
+
 export class Sender {
   readonly #acc: RecordAccumulator;
   readonly #cluster: SenderCluster;
@@ -344,8 +354,10 @@ export class Sender {
 
   #onResponse(node: number, batches: ProducerBatch[], res: ProduceResponse | undefined): void {
     this.#decNode(node);
-    const results = new Map<string, ProduceResponse['responses'][number]['partitionResponses'][number]>();
-    if (res !== undefined) {
+    // Few batches per request (one per partition of this broker): a scan beats building a map.
+    let results: Map<string, PartitionResult> | null = null;
+    if (res !== undefined && batches.length > 8) {
+      results = new Map();
       for (const t of res.responses)
         for (const p of t.partitionResponses) results.set(`${p.index}:${t.name}`, p);
     }
@@ -356,7 +368,8 @@ export class Sender {
         this.#complete(q, b, -1n, -1n);
         continue;
       }
-      const r = results.get(`${b.partition}:${b.topic}`);
+      const r =
+        results !== null ? results.get(`${b.partition}:${b.topic}`) : findResult(res, b.topic, b.partition);
       if (r === undefined) {
         this.#retryOrFail(
           q,

@@ -57,6 +57,21 @@ test('completion runs: shared callbacks, per-record callbacks, gaps and timestam
     ['b', 106n, 12],
     ['s', 107n, 13],
   ]);
+  // Leading fire-and-forget records: the first timestamp run starts at the first callback.
+  const c = new ProducerBatch('t', 0, 4096, 0);
+  const late: [bigint, number][] = [];
+  const cb: DeliveryCallback = (_e, md) => late.push([md!.offset, md!.timestamp]);
+  c.tryAppend(5, null, null, NONE, undefined);
+  c.tryAppend(6, null, null, NONE, cb);
+  c.tryAppend(7, null, null, NONE, cb);
+  c.tryAppend(7, null, null, NONE, undefined);
+  c.tryAppend(9, null, null, NONE, cb);
+  c.complete(0n, -1n);
+  assert.deepEqual(late, [
+    [1n, 6],
+    [2n, 7],
+    [4n, 9],
+  ]);
 });
 
 test('completion: LogAppendTime, offsets beyond 2^53, acks=0 and failures reach every callback', () => {
