@@ -2,14 +2,14 @@
 // as Kafka does on the first FindCoordinator for a transactional id: compacted,
 // `transaction.state.log.num.partitions` partitions), loads the partitions this broker leads,
 // and answers "who coordinates transactional id X".
-import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
-import type { Controller } from '../../metadata/controller.js';
-import type { MetadataImage, TopicChange } from '../../metadata/metadata-image.js';
+import type { Controller, CreateTopicSpec } from '../../metadata/controller.js';
+import type { MetadataImage } from '../../metadata/metadata-image.js';
 import type { ProducerIdManager } from '../../metadata/producer-ids.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
-import type { BrokerGroupCoordinator, CoordinatorLocation } from '../group/broker-group-coordinator.js';
+import type { BrokerGroupCoordinator } from '../group/broker-group-coordinator.js';
+import { type CoordinatorLocation, InternalTopic, logCoordinatorError } from '../runtime/internal-topic.js';
 import { LogPartitionWriter } from '../runtime/log-partition-writer.js';
 import { BrokerMarkerWriter } from './broker-marker-writer.js';
 import { txnConfigFromProps } from './txn-config.js';
@@ -30,11 +30,10 @@ export interface TxnCoordinatorDeps {
 export class BrokerTxnCoordinator {
   readonly coordinator: TransactionCoordinator;
   readonly markers: BrokerMarkerWriter;
-  #creating: Promise<void> | null = null;
-  readonly #loads = new Map<number, Promise<void>>();
+  readonly #topic: InternalTopic;
 
   constructor(private readonly deps: TxnCoordinatorDeps) {
-    const { replicas, logger } = deps;
+    const { replicas } = deps;
     const writer = new LogPartitionWriter(TRANSACTION_STATE_TOPIC, (p) =>
       replicas.get(TRANSACTION_STATE_TOPIC, p),
     );
@@ -50,104 +49,45 @@ export class BrokerTxnCoordinator {
       markers: this.markers,
       producerIds: () => deps.producerIds.generate(),
       coordinatorEpochOf: (p) => Math.max(0, replicas.get(TRANSACTION_STATE_TOPIC, p)?.leaderEpoch ?? 0),
-      onError: (partition, err) =>
-        logger.log('warn', 'transaction coordinator error', {
-          partition,
-          error: err instanceof Error ? err.message : String(err),
-        }),
+      onError: logCoordinatorError(deps.logger, 'transaction coordinator'),
     });
-    deps.controller.onChange((change) => this.#onTopicChange(change));
+    this.#topic = new InternalTopic(TRANSACTION_STATE_TOPIC, deps, this.coordinator, () => this.#topicSpec());
   }
 
   startup(): void {
-    this.#loadLedPartitions();
-  }
-
-  #onTopicChange(change: TopicChange): void {
-    if (change.topic.name !== TRANSACTION_STATE_TOPIC) return;
-    if (change.kind === 'deleted') {
-      for (const p of this.coordinator.runtime.partitions()) this.coordinator.onResignation(p);
-      return;
-    }
-    this.#loadLedPartitions();
-  }
-
-  #loadLedPartitions(): void {
-    const topic = this.deps.image.topic(TRANSACTION_STATE_TOPIC);
-    if (topic === undefined) return;
-    for (const p of topic.partitions) {
-      const led = p.leader === this.deps.config.nodeId;
-      const status = this.coordinator.runtime.status(p.partition);
-      if (led && status === undefined && !this.#loads.has(p.partition)) {
-        const load = this.coordinator
-          .onElection(p.partition)
-          .catch((err: unknown) =>
-            this.deps.logger.log('error', 'loading __transaction_state partition failed', {
-              partition: p.partition,
-              error: err instanceof Error ? err.message : String(err),
-            }),
-          )
-          .finally(() => this.#loads.delete(p.partition));
-        this.#loads.set(p.partition, load);
-      } else if (!led && status !== undefined) {
-        this.coordinator.onResignation(p.partition);
-      }
-    }
+    this.#topic.loadLedPartitions();
   }
 
   /** Creates __transaction_state on first use and waits for the shard of `transactionalId`. */
-  async ensureReady(transactionalId: string): Promise<void> {
-    if (this.deps.image.topic(TRANSACTION_STATE_TOPIC) !== undefined) return;
-    this.#creating ??= this.#createTopic().finally(() => {
-      this.#creating = null;
-    });
-    await this.#creating;
-    await this.#loads.get(this.coordinator.partitionFor(transactionalId));
+  ensureReady(transactionalId: string): Promise<void> {
+    return this.#topic.ensureReady(transactionalId);
   }
 
-  async #createTopic(): Promise<void> {
-    const { config, image, controller } = this.deps;
+  #topicSpec(): CreateTopicSpec {
+    const { config, image } = this.deps;
     const props = config.props;
     const rf = Math.max(
       1,
       Math.min(Number(props.get('transaction.state.log.replication.factor') ?? 3), image.brokers.length),
     );
     const minIsr = Math.min(rf, Number(props.get('transaction.state.log.min.isr') ?? 2));
-    try {
-      await controller.createTopic({
-        name: TRANSACTION_STATE_TOPIC,
-        numPartitions: this.coordinator.config.numPartitions,
-        replicationFactor: rf,
-        assignments: [],
-        configs: {
-          'cleanup.policy': 'compact',
-          'compression.type': 'uncompressed',
-          'min.insync.replicas': String(minIsr),
-          'segment.bytes': props.get('transaction.state.log.segment.bytes') ?? '104857600',
-        },
-      });
-    } catch (e) {
-      if (!(e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS)) throw e;
-    }
+    return {
+      name: TRANSACTION_STATE_TOPIC,
+      numPartitions: this.coordinator.config.numPartitions,
+      replicationFactor: rf,
+      assignments: [],
+      configs: {
+        'cleanup.policy': 'compact',
+        'compression.type': 'uncompressed',
+        'min.insync.replicas': String(minIsr),
+        'segment.bytes': props.get('transaction.state.log.segment.bytes') ?? '104857600',
+      },
+    };
   }
 
   /** FindCoordinator for a transactional id. */
-  async locate(transactionalId: string): Promise<CoordinatorLocation> {
-    const none = (errorCode: number): CoordinatorLocation => ({ errorCode, nodeId: -1, host: '', port: -1 });
-    try {
-      await this.ensureReady(transactionalId);
-    } catch (e) {
-      this.deps.logger.log('warn', 'cannot create __transaction_state', {
-        error: e instanceof Error ? e.message : String(e),
-      });
-      return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    }
-    const topic = this.deps.image.topic(TRANSACTION_STATE_TOPIC);
-    const p = topic?.partitions[this.coordinator.partitionFor(transactionalId)];
-    if (p === undefined || p.leader < 0) return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    const broker = this.deps.image.broker(p.leader);
-    if (broker === undefined) return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    return { errorCode: ErrorCode.NONE, nodeId: broker.nodeId, host: broker.host, port: broker.port };
+  locate(transactionalId: string): Promise<CoordinatorLocation> {
+    return this.#topic.locate(transactionalId);
   }
 
   close(): void {

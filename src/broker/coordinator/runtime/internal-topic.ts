@@ -1,0 +1,142 @@
+// The broker-side wiring every coordinator shares for its internal topic (__consumer_offsets,
+// __transaction_state): create the topic on first use (as Kafka does on the first
+// FindCoordinator), load the partitions this broker leads and unload the others as leadership
+// changes, and answer "which broker coordinates key X".
+import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
+import type { BrokerConfig } from '../../config/broker-config.js';
+import type { Logger } from '../../logger.js';
+import type { Controller, CreateTopicSpec } from '../../metadata/controller.js';
+import type { MetadataImage, TopicChange } from '../../metadata/metadata-image.js';
+
+export interface CoordinatorLocation {
+  errorCode: number;
+  nodeId: number;
+  host: string;
+  port: number;
+}
+
+/** What the wiring needs of a coordinator (group or transaction). */
+export interface PartitionedCoordinator {
+  readonly runtime: {
+    status(partition: number): 'loading' | 'active' | undefined;
+    partitions(): number[];
+  };
+  partitionFor(key: string): number;
+  onElection(partition: number): Promise<void>;
+  onResignation(partition: number): void;
+}
+
+export interface InternalTopicDeps {
+  readonly config: BrokerConfig;
+  readonly image: MetadataImage;
+  readonly controller: Controller;
+  readonly logger: Logger;
+}
+
+/** An `onError` for a coordinator's runtime: failures are logged, per partition. */
+export function logCoordinatorError(logger: Logger, what: string): (partition: number, err: unknown) => void {
+  return (partition, err) =>
+    logger.log('warn', `${what} error`, {
+      partition,
+      error: err instanceof Error ? err.message : String(err),
+    });
+}
+
+export class InternalTopic {
+  #creating: Promise<void> | null = null;
+  /** Loads in progress, so that FindCoordinator right after creating the topic can wait. */
+  readonly #loads = new Map<number, Promise<void>>();
+
+  /** `spec` builds the CreateTopics request (read when the topic is first needed). */
+  constructor(
+    readonly name: string,
+    private readonly deps: InternalTopicDeps,
+    private readonly coordinator: PartitionedCoordinator,
+    private readonly spec: () => CreateTopicSpec,
+  ) {
+    deps.controller.onChange((change) => this.#onTopicChange(change));
+  }
+
+  /** Loads the partitions of an existing topic that this broker leads. */
+  loadLedPartitions(): void {
+    const topic = this.deps.image.topic(this.name);
+    if (topic === undefined) return;
+    for (const p of topic.partitions) {
+      const led = p.leader === this.deps.config.nodeId;
+      const status = this.coordinator.runtime.status(p.partition);
+      if (led && status === undefined) {
+        const load = this.coordinator
+          .onElection(p.partition)
+          .catch((err: unknown) =>
+            this.deps.logger.log('error', `loading ${this.name} partition failed`, {
+              partition: p.partition,
+              error: err instanceof Error ? err.message : String(err),
+            }),
+          )
+          .finally(() => {
+            // A resignation and a new election during the load replaced the entry: keep that one.
+            if (this.#loads.get(p.partition) === load) this.#loads.delete(p.partition);
+          });
+        this.#loads.set(p.partition, load);
+      } else if (!led && status !== undefined) {
+        this.coordinator.onResignation(p.partition);
+      }
+    }
+  }
+
+  #onTopicChange(change: TopicChange): void {
+    if (change.topic.name !== this.name) return;
+    if (change.kind === 'deleted') {
+      for (const p of this.coordinator.runtime.partitions()) this.coordinator.onResignation(p);
+      return;
+    }
+    this.loadLedPartitions();
+  }
+
+  /** Creates the topic on first use; concurrent callers share one creation. */
+  ensureTopic(): Promise<void> {
+    if (this.deps.image.topic(this.name) !== undefined) return Promise.resolve();
+    this.#creating ??= this.#createTopic().finally(() => {
+      this.#creating = null;
+    });
+    return this.#creating;
+  }
+
+  /**
+   * Creates the topic on first use and waits for the shard of `key`: a fresh topic loads in no
+   * time, so the answer comes once it is ready rather than after COORDINATOR_LOAD_IN_PROGRESS
+   * retries.
+   */
+  async ensureReady(key: string): Promise<void> {
+    if (this.deps.image.topic(this.name) !== undefined) return;
+    await this.ensureTopic();
+    await this.#loads.get(this.coordinator.partitionFor(key));
+  }
+
+  async #createTopic(): Promise<void> {
+    try {
+      await this.deps.controller.createTopic(this.spec());
+    } catch (e) {
+      if (!(e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS)) throw e;
+    }
+  }
+
+  /** FindCoordinator for `key`: the leader of its partition. */
+  async locate(key: string): Promise<CoordinatorLocation> {
+    const none = (errorCode: number): CoordinatorLocation => ({ errorCode, nodeId: -1, host: '', port: -1 });
+    try {
+      await this.ensureReady(key);
+    } catch (e) {
+      this.deps.logger.log('warn', `cannot create ${this.name}`, {
+        error: e instanceof Error ? e.message : String(e),
+      });
+      return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+    const topic = this.deps.image.topic(this.name);
+    const p = topic?.partitions[this.coordinator.partitionFor(key)];
+    if (p === undefined || p.leader < 0) return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const broker = this.deps.image.broker(p.leader);
+    if (broker === undefined) return none(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    return { errorCode: ErrorCode.NONE, nodeId: broker.nodeId, host: broker.host, port: broker.port };
+  }
+}
