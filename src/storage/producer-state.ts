@@ -75,9 +75,11 @@ export class ProducerStateManager {
    * Checks a client (or coordinator) batch against the producer's state. Returns the retained
    * batch it duplicates, or null when it may be appended. Throws KafkaError
    * INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE or
-   * TRANSACTION_COORDINATOR_FENCED.
+   * TRANSACTION_COORDINATOR_FENCED. Coordinator batches keep the epoch checks but skip the
+   * sequence and duplicate checks, as in Kafka: the coordinators write sequence 0 each time
+   * (offset commits of a transaction, markers) and never retry a write themselves.
    */
-  checkLeaderAppend(b: ProducerBatch, lastOffsetDelta: number): BatchMetadata | null {
+  checkLeaderAppend(b: ProducerBatch, lastOffsetDelta: number, fromCoordinator = false): BatchMetadata | null {
     if (b.producerId < 0n) return null;
     const e = this.#producers.get(b.producerId);
     if (e === undefined) return null; // unknown producer: any sequence is accepted (KIP-360)
@@ -96,23 +98,9 @@ export class ProducerStateManager {
       }
       return null;
     }
-    const lastSeq = addSequence(b.baseSequence, lastOffsetDelta);
-    if (b.producerEpoch === e.producerEpoch) {
-      for (const m of e.batches) {
-        if (m.firstSeq === b.baseSequence && m.lastSeq === lastSeq) return m;
-      }
-      const current = e.batches.at(-1)?.lastSeq ?? -1;
-      if (!inSequence(current, b.baseSequence)) {
-        throw new KafkaError(
-          ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-          `Out of order sequence for producer ${b.producerId}: got ${b.baseSequence}, expected ${addSequence(current, 1)}`,
-        );
-      }
-    } else if (b.baseSequence !== 0 && e.producerEpoch >= 0) {
-      throw new KafkaError(
-        ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-        `Producer ${b.producerId} with new epoch ${b.producerEpoch} must start at sequence 0, got ${b.baseSequence}`,
-      );
+    if (!fromCoordinator) {
+      const dup = checkSequence(e, b, lastOffsetDelta);
+      if (dup !== null) return dup;
     }
     if (!b.transactional && e.currentTxnFirstOffset >= 0n) {
       throw new KafkaError(
@@ -268,4 +256,27 @@ export class ProducerStateManager {
       if (s.currentTxnFirstOffset >= 0n) this.#ongoing.set(s.producerId, s.currentTxnFirstOffset);
     }
   }
+}
+
+/** The retained batch a client batch duplicates, or null when it continues the sequence. */
+function checkSequence(e: ProducerEntry, b: ProducerBatch, lastOffsetDelta: number): BatchMetadata | null {
+  if (b.producerEpoch === e.producerEpoch) {
+    const lastSeq = addSequence(b.baseSequence, lastOffsetDelta);
+    for (const m of e.batches) {
+      if (m.firstSeq === b.baseSequence && m.lastSeq === lastSeq) return m;
+    }
+    const current = e.batches.at(-1)?.lastSeq ?? -1;
+    if (!inSequence(current, b.baseSequence)) {
+      throw new KafkaError(
+        ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+        `Out of order sequence for producer ${b.producerId}: got ${b.baseSequence}, expected ${addSequence(current, 1)}`,
+      );
+    }
+  } else if (b.baseSequence !== 0 && e.producerEpoch >= 0) {
+    throw new KafkaError(
+      ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+      `Producer ${b.producerId} with new epoch ${b.producerEpoch} must start at sequence 0, got ${b.baseSequence}`,
+    );
+  }
+  return null;
 }

@@ -181,7 +181,8 @@ export class UnifiedLog implements PartitionLog {
     }
     this.#ensureOpen();
     const now = this.env.now();
-    const v = validateLeaderBatch(batch, this.config, options?.origin ?? 'client', now);
+    const origin = options?.origin ?? 'client';
+    const v = validateLeaderBatch(batch, this.config, origin, now);
     const h = v.header;
     const pb = {
       producerId: h.producerId,
@@ -193,7 +194,7 @@ export class UnifiedLog implements PartitionLog {
       transactional: v.transactional,
       marker: v.marker,
     };
-    const duplicate = this.producers.checkLeaderAppend(pb, h.lastOffsetDelta);
+    const duplicate = this.producers.checkLeaderAppend(pb, h.lastOffsetDelta, origin === 'coordinator');
     if (duplicate !== null) {
       // Acknowledge a retry only once the original is written.
       await this.#whenWritten(duplicate.lastOffset);

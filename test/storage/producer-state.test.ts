@@ -98,3 +98,27 @@ test('transactions: LSO, aborted transactions in read_committed reads, .txnindex
     cleanup();
   }
 });
+
+test('coordinator batches skip the sequence and duplicate checks but keep the epoch checks', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const mgr = await openManager(dir);
+    const log = await mgr.createLog('t', 0, { topicId: TOPIC_ID });
+    const coord = { origin: 'coordinator' } as const;
+    const txn = (seq: number, epoch = 0) => idem(2, seq, epoch, 7n, { transactional: true });
+    const first = await log.appendAsLeader(txn(0), 0, coord); // 0-1
+    const again = await log.appendAsLeader(txn(0), 0, coord); // 2-3: the same sequence 0
+    assert.equal(again.duplicate, undefined, 'a coordinator batch is never a duplicate');
+    assert.deepEqual([first.baseOffset, again.baseOffset, log.logEndOffset], [0n, 2n, 4n]);
+    await log.appendAsLeader(txn(9), 0, coord); // 4-5: a gap is accepted too
+    await log.appendAsLeader(controlBatch(7n, 0, 'COMMIT'), 0, coord); // 6
+    await log.appendAsLeader(txn(0, 1), 0, coord); // 7-8: a new epoch
+    await assert.rejects(log.appendAsLeader(txn(0, 0), 0, coord), code(ErrorCode.INVALID_PRODUCER_EPOCH));
+    // The same batch from a client is still a duplicate.
+    const dup = await log.appendAsLeader(txn(0, 1), 0);
+    assert.deepEqual([dup.duplicate, dup.baseOffset], [true, 7n]);
+    await mgr.close();
+  } finally {
+    cleanup();
+  }
+});

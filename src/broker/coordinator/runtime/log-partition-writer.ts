@@ -59,8 +59,9 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
   }
 
   /**
-   * A transactional batch (sequence checks do not apply to coordinator writes, as in Kafka) or
-   * a control batch; both need the coordinator origin, which Partition.appendAsLeader lacks.
+   * A transactional batch (written with sequence 0: the log skips sequence and duplicate checks
+   * for coordinator writes, as Kafka does) or a control batch; both need the coordinator origin,
+   * which Partition.appendAsLeader lacks.
    */
   async #appendTransactional(
     p: Partition,
@@ -85,7 +86,7 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
               timestamp: timestampMs,
               producerId: tx?.producerId,
               producerEpoch: tx?.producerEpoch,
-              baseSequence: tx === undefined ? 0 : nextSequence(p, tx.producerId, tx.producerEpoch),
+              baseSequence: 0, // coordinator appends are exempt from sequence checks
               transactional: true,
             },
           );
@@ -149,17 +150,6 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     }
     return end;
   }
-}
-
-/**
- * The sequence that continues the producer's last batch in this partition. Kafka writes 0 and
- * exempts coordinator batches from sequence checks; our log checks them, so continue the
- * sequence instead (a new epoch starts at 0).
- */
-function nextSequence(p: Partition, producerId: bigint, epoch: number): number {
-  const s = p.log.producerStates().find((v) => v.producerId === producerId);
-  if (s === undefined || s.producerEpoch !== epoch || s.lastSequence < 0) return 0;
-  return s.lastSequence === 0x7fffffff ? 0 : s.lastSequence + 1;
 }
 
 /** The COMMIT/ABORT marker of a control batch, or null for other control records. */
