@@ -12,12 +12,7 @@ import { BROKER_CONFIGS } from '../config/broker-configs.js';
 import { parseList } from '../config/config-def.js';
 import { TOPIC_CONFIGS } from '../config/topic-configs.js';
 import { defineApi } from './api.js';
-import {
-  type ConfigResource,
-  duplicateResources,
-  replaceConfigs,
-  resolveResource,
-} from './config-resources.js';
+import { alterResources, type ConfigResource } from './config-resources.js';
 
 const SET = 0;
 const DELETE = 1;
@@ -76,28 +71,9 @@ export default defineApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigs
   minVersion: 0,
   maxVersion: 1,
   async handle(ctx, req) {
-    const { broker } = ctx;
-    const dups = duplicateResources(req.resources);
-    const responses: IncrementalAlterConfigsResponse['responses'] = [];
-    for (const r of req.resources) {
-      const out = {
-        errorCode: ErrorCode.NONE as number,
-        errorMessage: null as string | null,
-        resourceType: r.resourceType,
-        resourceName: r.resourceName,
-      };
-      responses.push(out);
-      try {
-        if (dups.has(`${r.resourceType}:${r.resourceName}`))
-          throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
-        const res = resolveResource(broker, r.resourceType, r.resourceName);
-        await replaceConfigs(broker, res, applyOps(res, r.configs), req.validateOnly);
-      } catch (e) {
-        if (!(e instanceof KafkaError)) throw e;
-        out.errorCode = e.code;
-        out.errorMessage = e.message;
-      }
-    }
+    const responses = await alterResources(ctx.broker, req.resources, req.validateOnly, (res, r) =>
+      applyOps(res, r.configs),
+    );
     return { throttleTimeMs: 0, responses };
   },
 });

@@ -103,3 +103,45 @@ export function duplicateResources(
   }
   return dups;
 }
+
+export interface AlterResourceResult {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
+
+/**
+ * The loop AlterConfigs and IncrementalAlterConfigs share: each resource is answered on its own
+ * (a duplicate is INVALID_REQUEST, a KafkaError becomes its code), and `newConfigs` turns the
+ * request entry and the resource's current overrides into the full new set.
+ */
+export async function alterResources<R extends { resourceType: number; resourceName: string }>(
+  broker: BrokerServices,
+  resources: readonly R[],
+  validateOnly: boolean,
+  newConfigs: (resource: ConfigResource, entry: R) => Readonly<Record<string, string | null>>,
+): Promise<AlterResourceResult[]> {
+  const dups = duplicateResources(resources);
+  const responses: AlterResourceResult[] = [];
+  for (const r of resources) {
+    const out: AlterResourceResult = {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+    };
+    responses.push(out);
+    try {
+      if (dups.has(`${r.resourceType}:${r.resourceName}`))
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
+      const res = resolveResource(broker, r.resourceType, r.resourceName);
+      await replaceConfigs(broker, res, newConfigs(res, r), validateOnly);
+    } catch (e) {
+      if (!(e instanceof KafkaError)) throw e;
+      out.errorCode = e.code;
+      out.errorMessage = e.message;
+    }
+  }
+  return responses;
+}
