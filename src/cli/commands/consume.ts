@@ -22,6 +22,7 @@ import {
   parseKeyValues,
   processIO,
   runCommand,
+  topicUnlessHelp,
 } from './produce.js';
 
 export const CONSUME_USAGE = `Usage: samsa consume --topic TOPIC [options]
@@ -96,12 +97,8 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
         help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) {
-      io.stdout.write(CONSUME_USAGE);
-      return 0;
-    }
-    const topic = values.topic;
-    if (topic === undefined) throw new CommandUsageError('--topic is required');
+    const topic = topicUnlessHelp(io, CONSUME_USAGE, values);
+    if (topic === null) return 0;
     if (values.partition !== undefined && values.group !== undefined)
       throw new CommandUsageError('--partition and --group are exclusive');
     if (values.offset !== undefined && values.partition === undefined)

@@ -20,6 +20,7 @@ import {
   parseKeyValues,
   processIO,
   runCommand,
+  topicUnlessHelp,
 } from './produce.js';
 
 export const PERF_CONSUME_USAGE = `Usage: samsa perf consume --topic TOPIC --messages N [options]
@@ -144,12 +145,8 @@ export async function runPerfConsume(argv: readonly string[], io: CommandIO = pr
         help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) {
-      io.stdout.write(PERF_CONSUME_USAGE);
-      return 0;
-    }
-    const topic = values.topic;
-    if (topic === undefined) throw new CommandUsageError('--topic is required');
+    const topic = topicUnlessHelp(io, PERF_CONSUME_USAGE, values);
+    if (topic === null) return 0;
     const messages = Number(values.messages);
     if (!Number.isInteger(messages) || messages < 1)
       throw new CommandUsageError('--messages must be a positive integer');

@@ -16,6 +16,7 @@ import {
   processIO,
   producerOptionsFrom,
   runCommand,
+  topicUnlessHelp,
 } from './produce.js';
 
 export const PERF_USAGE = `Usage: samsa perf produce --topic TOPIC --num-records N --record-size BYTES --throughput RATE [options]
@@ -104,12 +105,8 @@ export async function runPerf(argv: readonly string[], io: CommandIO = processIO
         help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) {
-      io.stdout.write(PERF_USAGE);
-      return 0;
-    }
-    const topic = values.topic;
-    if (topic === undefined) throw new CommandUsageError('--topic is required');
+    const topic = topicUnlessHelp(io, PERF_USAGE, values);
+    if (topic === null) return 0;
     const num = integer(values['num-records'], '--num-records', 1);
     const size = integer(values['record-size'], '--record-size', 0);
     const throughput = Number(values.throughput ?? Number.NaN);

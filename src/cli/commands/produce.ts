@@ -83,6 +83,20 @@ export async function runCommand(io: CommandIO, usage: string, body: () => Promi
   }
 }
 
+/** `--help` prints the usage and gives null (exit 0); otherwise `--topic` is required. */
+export function topicUnlessHelp(
+  io: CommandIO,
+  usage: string,
+  values: { help?: boolean | undefined; topic?: string | undefined },
+): string | null {
+  if (values.help) {
+    io.stdout.write(usage);
+    return null;
+  }
+  if (values.topic === undefined) throw new CommandUsageError('--topic is required');
+  return values.topic;
+}
+
 export const PRODUCE_USAGE = `Usage: samsa produce --topic TOPIC [options]   (one record per line of stdin)
 
   --bootstrap-server HOST:PORT   broker to connect to (default 127.0.0.1:9092)
@@ -107,12 +121,8 @@ export async function runProduce(argv: readonly string[], io: CommandIO = proces
       },
       allowPositionals: true,
     });
-    if (values.help) {
-      io.stdout.write(PRODUCE_USAGE);
-      return 0;
-    }
-    const topic = values.topic;
-    if (topic === undefined) throw new CommandUsageError('--topic is required');
+    const topic = topicUnlessHelp(io, PRODUCE_USAGE, values);
+    if (topic === null) return 0;
     const headers = Object.entries(parseKeyValues(values.header ?? [], '--header'));
     const partition = values.partition === undefined ? undefined : Number(values.partition);
     if (partition !== undefined && (!Number.isInteger(partition) || partition < 0)) {
