@@ -16,6 +16,19 @@ export class KafkaClientError extends Error {
   }
 }
 
+/**
+ * The base of the errors that are only a name, a stable code and a retriable flag:
+ * `new X(message, cause?)` (the `cause` property is set only when one is given).
+ */
+export function errorClass(className: string, code: string, retriable: boolean) {
+  return class extends KafkaClientError {
+    override name = className;
+    constructor(message: string, cause?: unknown) {
+      super(code, message, retriable, cause === undefined ? undefined : { cause });
+    }
+  };
+}
+
 /** The broker answered with a non-zero Kafka error code. */
 export class KafkaResponseError extends KafkaClientError {
   override name = 'KafkaResponseError';
@@ -33,20 +46,10 @@ export class KafkaResponseError extends KafkaClientError {
 }
 
 /** TCP connect failure, reset, or a protocol violation that forced us to drop the connection. */
-export class ConnectionError extends KafkaClientError {
-  override name = 'ConnectionError';
-  constructor(message: string, cause?: unknown) {
-    super('CONNECTION', message, true, { cause });
-  }
-}
+export class ConnectionError extends errorClass('ConnectionError', 'CONNECTION', true) {}
 
 /** No response within request.timeout.ms. Retriable like Kafka's REQUEST_TIMED_OUT. */
-export class RequestTimeoutError extends KafkaClientError {
-  override name = 'RequestTimeoutError';
-  constructor(message: string) {
-    super('REQUEST_TIMED_OUT', message, true);
-  }
-}
+export class RequestTimeoutError extends errorClass('RequestTimeoutError', 'REQUEST_TIMED_OUT', true) {}
 
 /** The client, producer or connection was closed while the operation was pending. */
 export class ClientClosedError extends KafkaClientError {
@@ -57,44 +60,23 @@ export class ClientClosedError extends KafkaClientError {
 }
 
 /** Invalid option value or combination, reported before anything is sent. */
-export class ConfigError extends KafkaClientError {
-  override name = 'ConfigError';
-  constructor(message: string) {
-    super('INVALID_CONFIG', message, false);
-  }
-}
+export class ConfigError extends errorClass('ConfigError', 'INVALID_CONFIG', false) {}
 
 /** The producer could not reserve buffer.memory within max.block.ms (or metadata never came). */
-export class BufferExhaustedError extends KafkaClientError {
-  override name = 'BufferExhaustedError';
-  constructor(message: string) {
-    super('BUFFER_EXHAUSTED', message, false);
-  }
-}
+export class BufferExhaustedError extends errorClass('BufferExhaustedError', 'BUFFER_EXHAUSTED', false) {}
 
 /** A record was not acknowledged within delivery.timeout.ms. */
-export class DeliveryTimeoutError extends KafkaClientError {
-  override name = 'DeliveryTimeoutError';
-  constructor(message: string, cause?: unknown) {
-    super('DELIVERY_TIMEOUT', message, false, { cause });
-  }
-}
+export class DeliveryTimeoutError extends errorClass('DeliveryTimeoutError', 'DELIVERY_TIMEOUT', false) {}
 
 /** A record (or request) exceeds max.request.size / batch limits. */
-export class RecordTooLargeError extends KafkaClientError {
-  override name = 'RecordTooLargeError';
-  constructor(message: string) {
-    super('MESSAGE_TOO_LARGE', message, false);
-  }
-}
+export class RecordTooLargeError extends errorClass('RecordTooLargeError', 'MESSAGE_TOO_LARGE', false) {}
 
 /** The broker supports no version of an API in the range this client can speak. */
-export class UnsupportedVersionError extends KafkaClientError {
-  override name = 'UnsupportedVersionError';
-  constructor(message: string) {
-    super('UNSUPPORTED_VERSION', message, false);
-  }
-}
+export class UnsupportedVersionError extends errorClass(
+  'UnsupportedVersionError',
+  'UNSUPPORTED_VERSION',
+  false,
+) {}
 
 /**
  * The producer can no longer be used: another instance with the same transactional.id fenced
@@ -108,20 +90,14 @@ export class FatalProducerError extends KafkaClientError {
 }
 
 /** The current transaction must be aborted (an earlier send in it failed). */
-export class TransactionAbortableError extends KafkaClientError {
-  override name = 'TransactionAbortableError';
-  constructor(message: string, cause?: unknown) {
-    super('TRANSACTION_ABORTABLE', message, false, { cause });
-  }
-}
+export class TransactionAbortableError extends errorClass(
+  'TransactionAbortableError',
+  'TRANSACTION_ABORTABLE',
+  false,
+) {}
 
 /** An operation was called in the wrong transaction state (e.g. commit with no transaction). */
-export class IllegalStateError extends KafkaClientError {
-  override name = 'IllegalStateError';
-  constructor(message: string) {
-    super('ILLEGAL_STATE', message, false);
-  }
-}
+export class IllegalStateError extends errorClass('IllegalStateError', 'ILLEGAL_STATE', false) {}
 
 export function isRetriable(err: unknown): boolean {
   return err instanceof KafkaClientError && err.retriable;

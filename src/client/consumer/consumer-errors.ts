@@ -1,7 +1,7 @@
 // Consumer-specific typed errors. All extend the client's KafkaClientError (stable `code`,
 // `retriable`), so applications can branch on `code` the same way as for producer errors.
 import { ErrorCode } from '../../protocol/errors.js';
-import { KafkaClientError, KafkaResponseError } from '../errors.js';
+import { errorClass, KafkaClientError, KafkaResponseError } from '../errors.js';
 import type { TopicPartition } from './types.js';
 
 /** wakeup() was called: the blocked (or next) poll()/commitSync() gives up at once. */
@@ -43,12 +43,7 @@ export class OffsetOutOfRangeError extends KafkaResponseError {
  * A commit failed because the group moved on (this member was removed or a rebalance completed
  * without it): the partitions may already belong to someone else, so it must not be retried.
  */
-export class CommitFailedError extends KafkaClientError {
-  override name = 'CommitFailedError';
-  constructor(message: string, cause?: unknown) {
-    super('COMMIT_FAILED', message, false, { cause });
-  }
-}
+export class CommitFailedError extends errorClass('CommitFailedError', 'COMMIT_FAILED', false) {}
 
 /** The rebalance listener threw; the original error is the cause. */
 export class RebalanceListenerError extends KafkaClientError {
