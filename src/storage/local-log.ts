@@ -43,8 +43,12 @@ export interface LocalLogHooks {
   onRoll(offset: bigint): (() => Promise<void>) | null;
   /** Batches were written and are visible (LEO moved). */
   onWritten(): void;
-  /** Runs before the recovery point moves (metadata the skipped batches imply goes to disk). */
-  beforeRecoveryPoint(): Promise<void>;
+  /**
+   * Runs before the recovery point moves (metadata the skipped batches imply goes to disk).
+   * `newSegment` is false when it stays in the same segment: recovery rescans that whole
+   * segment anyway, so metadata rebuilt from its batches (leader epochs) may wait.
+   */
+  beforeRecoveryPoint(newSegment: boolean): Promise<void>;
   /** The log's files failed: the log goes offline. */
   onFailure(err: Error): void;
   now(): number;
@@ -191,6 +195,11 @@ export class LocalLog {
     if (previous.assignedSize === 0 && previous.baseOffset === baseOffset) return;
     const next = new LogSegment(this.dir, baseOffset, 0, this.cache, this.limits, this.#hooks.now());
     next.markIndexesLoaded();
+    // Recovery starts at the last segment based at or below the recovery point; until the
+    // roll's flush has persisted the metadata the older segments imply (leader epochs), that
+    // must stay the previous segment, so a recovery point equal to the new base steps back.
+    if (this.recoveryPoint >= baseOffset && baseOffset > previous.baseOffset)
+      this.recoveryPoint = baseOffset - 1n;
     this.segments.push(next);
     this.#queue.push({ kind: 'roll', previous, next });
     const afterRoll = this.#hooks.onRoll(baseOffset);
@@ -299,8 +308,14 @@ export class LocalLog {
   }
 
   async #flushSegmentsBelow(upTo: bigint): Promise<void> {
-    for (const s of this.segments) if (s.baseOffset < upTo) await s.flush();
-    await this.#hooks.beforeRecoveryPoint();
+    // Recovery rescans from the segment holding the recovery point: only a move into a later
+    // segment leaves batches unscanned (flush.messages=1 keeps it in the active one).
+    let newSegment = false;
+    for (const s of this.segments) {
+      if (s.baseOffset > this.recoveryPoint && s.baseOffset <= upTo) newSegment = true;
+      if (s.baseOffset < upTo) await s.flush();
+    }
+    await this.#hooks.beforeRecoveryPoint(newSegment);
     if (upTo > this.recoveryPoint) this.recoveryPoint = upTo;
   }
 

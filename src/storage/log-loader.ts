@@ -151,7 +151,7 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   const local = new LocalLog(dir, segments, 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
     onRoll: (offset) => log.snapshotForRoll(offset),
     onWritten: () => log.notify(),
-    beforeRecoveryPoint: () => log.persistMetadata(),
+    beforeRecoveryPoint: (newSegment) => log.persistMetadata(newSegment),
     onFailure: (err) => env.onError(err, `log ${dir}`),
     now: env.now,
   });
@@ -296,7 +296,7 @@ export async function createNewLog(p: LoadLogParams & { topicId: string }): Prom
   const local = new LocalLog(dir, [segment], 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
     onRoll: (offset) => log.snapshotForRoll(offset),
     onWritten: () => log.notify(),
-    beforeRecoveryPoint: () => log.persistMetadata(),
+    beforeRecoveryPoint: (newSegment) => log.persistMetadata(newSegment),
     onFailure: (err) => env.onError(err, `log ${dir}`),
     now: env.now,
   });

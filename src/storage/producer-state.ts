@@ -79,7 +79,11 @@ export class ProducerStateManager {
    * sequence and duplicate checks, as in Kafka: the coordinators write sequence 0 each time
    * (offset commits of a transaction, markers) and never retry a write themselves.
    */
-  checkLeaderAppend(b: ProducerBatch, lastOffsetDelta: number, fromCoordinator = false): BatchMetadata | null {
+  checkLeaderAppend(
+    b: ProducerBatch,
+    lastOffsetDelta: number,
+    fromCoordinator = false,
+  ): BatchMetadata | null {
     if (b.producerId < 0n) return null;
     const e = this.#producers.get(b.producerId);
     if (e === undefined) return null; // unknown producer: any sequence is accepted (KIP-360)

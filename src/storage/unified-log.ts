@@ -248,12 +248,15 @@ export class UnifiedLog implements PartitionLog {
 
   /**
    * Makes the partition's small metadata files durable; runs before the recovery point moves
-   * (recovery will not rescan the batches below it, so what they imply must be on disk).
+   * (recovery will not rescan the batches below it, so what they imply must be on disk). With
+   * `epochs: false` (the recovery point stays in its segment, which recovery rescans and so
+   * rebuilds the epochs from) only the directory entries are synced: the first append of a new
+   * epoch under flush.messages=1 does not wait for a checkpoint file write and its fsyncs.
    */
-  async persistMetadata(): Promise<void> {
+  async persistMetadata(epochs = true): Promise<void> {
     // A small log is rescanned in full at the next start, which rebuilds its epochs.
     if (this.#closing) return;
-    if (await this.epochs.flush(false)) this.#dirDirty = true;
+    if (epochs && (await this.epochs.flush(false))) this.#dirDirty = true;
     if (this.#dirDirty) {
       this.#dirDirty = false;
       await fsyncDir(this.dir);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readEpochCheckpoint, readOffsetCheckpoint } from '../../src/storage/checkpoint-file.js';
 import { LeaderEpochCache } from '../../src/storage/leader-epoch-cache.js';
-import { tempDir } from './helpers.js';
+import { batch, openManager, TOPIC_ID, tempDir } from './helpers.js';
 
 test('leader-epoch cache: assign, end offsets, truncation from both ends, checkpoint format', async () => {
   const { dir, cleanup } = tempDir();
@@ -48,5 +48,41 @@ test('leader-epoch cache: assign, end offsets, truncation from both ends, checkp
     assert.deepEqual(await readOffsetCheckpoint(join(dir, 'missing')), new Map());
   } finally {
     cleanup();
+  }
+});
+
+test('flush.messages=1: a new epoch is checkpointed lazily, before the recovery point leaves its segment', async () => {
+  const { dir, cleanup } = tempDir();
+  const copy = `${dir}-crash`;
+  try {
+    const defaults = { flushMessages: 1, segmentBytes: 3000 };
+    const mgr = await openManager(dir, { defaults });
+    const log = await mgr.createLog('t', 0, { topicId: TOPIC_ID });
+    const big = (i: number) => batch(1, `${i}-${'x'.repeat(1000)}`);
+    const checkpoint = join(log.dir, 'leader-epoch-checkpoint');
+    await log.appendAsLeader(big(0), 1);
+    assert.deepEqual(await readEpochCheckpoint(checkpoint), [], 'no checkpoint write on the first append');
+    for (let i = 1; i < 3; i++) await log.appendAsLeader(big(i), 1);
+    for (let i = 3; i < 6; i++) await log.appendAsLeader(big(i), 2);
+    assert.ok(log.segmentCount > 1, 'rolled');
+    const onDisk = (await readEpochCheckpoint(checkpoint)) ?? [];
+    assert.deepEqual(
+      onDisk[0],
+      { epoch: 1, startOffset: 0n },
+      'epoch 1 is durable once segments below the recovery point hold it',
+    );
+    // A crash image: every checkpoint as the running broker left it, no clean-shutdown marker.
+    await mgr.checkpoint();
+    cpSync(dir, copy, { recursive: true });
+    await mgr.close();
+    const again = await openManager(copy, { defaults });
+    const log2 = again.getLog('t', 0)!;
+    assert.equal(log2.logEndOffset, 6n);
+    assert.deepEqual(log2.endOffsetForEpoch(1), { leaderEpoch: 1, endOffset: 3n });
+    assert.deepEqual(log2.endOffsetForEpoch(2), { leaderEpoch: 2, endOffset: 6n });
+    await again.close();
+  } finally {
+    cleanup();
+    rmSync(copy, { recursive: true, force: true });
   }
 });
