@@ -28,25 +28,13 @@ async function locate(
     errorCode,
     errorMessage: message ?? errorInfo(errorCode).message,
   });
-  if (keyType === TRANSACTION) {
-    const txns = ctx.broker.txns;
-    if (txns === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    if (key === '') return fail(ErrorCode.INVALID_REQUEST, 'The transactional id is empty.');
-    const loc = await txns.locate(key);
-    if (loc.errorCode !== ErrorCode.NONE) return fail(loc.errorCode);
-    return {
-      key,
-      nodeId: loc.nodeId,
-      host: loc.host,
-      port: loc.port,
-      errorCode: ErrorCode.NONE,
-      errorMessage: null,
-    };
-  }
-  if (keyType !== GROUP) return fail(ErrorCode.INVALID_REQUEST, `Unknown coordinator key type ${keyType}.`);
-  const groups = ctx.broker.groups;
-  if (groups === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-  const loc = await groups.locate(key);
+  // Either coordinator answers the same way; only a transactional id may not be empty.
+  const owner = keyType === TRANSACTION ? ctx.broker.txns : keyType === GROUP ? ctx.broker.groups : null;
+  if (owner === null) return fail(ErrorCode.INVALID_REQUEST, `Unknown coordinator key type ${keyType}.`);
+  if (owner === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  if (keyType === TRANSACTION && key === '')
+    return fail(ErrorCode.INVALID_REQUEST, 'The transactional id is empty.');
+  const loc = await owner.locate(key);
   if (loc.errorCode !== ErrorCode.NONE) return fail(loc.errorCode);
   return {
     key,

@@ -17,6 +17,17 @@ import { PendingTxnOffsets } from './pending-txn-offsets.js';
 
 type Result<T> = CoordinatorResult<GroupRecord, T>;
 
+/** Every partition of a commit answered with one error; nothing written. */
+function failAll(req: OffsetCommitRequest, errorCode: number): Result<TopicPartitionsResult[]> {
+  return {
+    records: [],
+    response: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
+    })),
+  };
+}
+
 export class OffsetManager {
   readonly store = new OffsetStore();
   /** TxnOffsetCommit offsets awaiting their transaction's marker. */
@@ -42,22 +53,21 @@ export class OffsetManager {
     return ErrorCode.NONE;
   }
 
+  /**
+   * The group a commit goes to. Only a simple consumer (generation < 0) may create a group by
+   * committing: for anyone else an unknown group is ILLEGAL_GENERATION (undefined here).
+   */
+  #commitTarget(req: OffsetCommitRequest): ClassicGroup | undefined {
+    const group = this.groups.groups.get(req.groupId);
+    if (group !== undefined) return group;
+    return req.generationId >= 0 ? undefined : this.groups.getOrCreate(req.groupId);
+  }
+
   commit(req: OffsetCommitRequest, validated = false): Result<TopicPartitionsResult[]> {
-    const all = (errorCode: number): Result<TopicPartitionsResult[]> => ({
-      records: [],
-      response: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
-      })),
-    });
-    let group = this.groups.groups.get(req.groupId);
-    if (group === undefined) {
-      // Only a simple consumer may create a group by committing.
-      if (req.generationId >= 0) return all(ErrorCode.ILLEGAL_GENERATION);
-      group = this.groups.getOrCreate(req.groupId);
-    }
+    const group = this.#commitTarget(req);
+    if (group === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
     const err = validated ? ErrorCode.NONE : this.#validateCommit(group, req);
-    if (err !== ErrorCode.NONE) return all(err);
+    if (err !== ErrorCode.NONE) return failAll(req, err);
     const now = this.groups.now();
     const records: GroupRecord[] = [];
     const response = req.topics.map((t) => ({
@@ -92,25 +102,15 @@ export class OffsetManager {
     req: OffsetCommitRequest,
     producer: { producerId: bigint; producerEpoch: number },
   ): Result<TopicPartitionsResult[]> {
-    const all = (errorCode: number): Result<TopicPartitionsResult[]> => ({
-      records: [],
-      response: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
-      })),
-    });
-    let group = this.groups.groups.get(req.groupId);
-    if (group === undefined) {
-      if (req.generationId >= 0) return all(ErrorCode.ILLEGAL_GENERATION);
-      group = this.groups.getOrCreate(req.groupId);
-    }
-    if (group.is('Dead')) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const group = this.#commitTarget(req);
+    if (group === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
+    if (group.is('Dead')) return failAll(req, ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (
       !(req.generationId < 0 && group.is('Empty')) &&
       (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null)
     ) {
       const err = this.groups.validateGeneration(group, req.memberId, req.groupInstanceId, req.generationId);
-      if (err !== ErrorCode.NONE) return all(err);
+      if (err !== ErrorCode.NONE) return failAll(req, err);
     }
     const res = this.commit({ ...req, generationId: -1, memberId: '', groupInstanceId: null }, true);
     return { ...res, transaction: producer };

@@ -141,12 +141,9 @@ export class TransactionCoordinator {
     epoch: number,
     partitions: readonly TopicPartitionSet[],
   ): Promise<number> {
-    if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
-    return this.runtime
-      .write(this.partitionFor(transactionalId), (s) =>
-        s.addPartitions(transactionalId, producerId, epoch, partitions),
-      )
-      .catch(errorCodeOf);
+    return this.#onPartitionOf(transactionalId, (p) =>
+      this.runtime.write(p, (s) => s.addPartitions(transactionalId, producerId, epoch, partitions)),
+    );
   }
 
   /** NONE when the producer's open transaction includes every partition (KIP-890 verification). */
@@ -156,12 +153,15 @@ export class TransactionCoordinator {
     epoch: number,
     partitions: readonly TopicPartitionSet[],
   ): Promise<number> {
+    return this.#onPartitionOf(transactionalId, (p) =>
+      this.runtime.read(p, (s) => s.verify(transactionalId, producerId, epoch, partitions)),
+    );
+  }
+
+  /** Runs `op` on the id's partition; an empty id is INVALID_REQUEST, a runtime error its code. */
+  #onPartitionOf(transactionalId: string, op: (partition: number) => Promise<number>): Promise<number> {
     if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
-    return this.runtime
-      .read(this.partitionFor(transactionalId), (s) =>
-        s.verify(transactionalId, producerId, epoch, partitions),
-      )
-      .catch(errorCodeOf);
+    return op(this.partitionFor(transactionalId)).catch(errorCodeOf);
   }
 
   async endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): Promise<number> {
