@@ -18,8 +18,11 @@ interface BatchOp {
   segment: LogSegment;
   placed: PlacedBatch;
   records: number;
-  /** Runs after the write (e.g. `.txnindex` entry for an abort marker). */
-  after: ((segment: LogSegment) => Promise<void>) | null;
+  /**
+   * Runs after the write (e.g. `.txnindex` entry for an abort marker); returns null when it had
+   * nothing to do, so ordinary appends cost no extra await.
+   */
+  after: ((segment: LogSegment) => Promise<void> | null) | null;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -175,7 +178,7 @@ export class LocalLog {
     lastOffset: bigint,
     maxTimestamp: bigint,
     records: number,
-    after: ((segment: LogSegment) => Promise<void>) | null,
+    after: ((segment: LogSegment) => Promise<void> | null) | null,
   ): Promise<void> {
     this.ensureWritable();
     const now = this.#hooks.now();
@@ -277,7 +280,10 @@ export class LocalLog {
     if (this.#unflushedRecords === 0) this.firstUnflushedMs = this.#hooks.now();
     this.#unflushedRecords += records;
     try {
-      for (const g of group) if (g.after !== null) await g.after(segment);
+      for (const g of group) {
+        const done = g.after === null ? null : g.after(segment);
+        if (done !== null) await done;
+      }
       if (this.#unflushedRecords >= this.config.flushMessages) await this.flush();
     } catch (err) {
       // The log goes offline (the caller rethrows); these appends must settle too, or their

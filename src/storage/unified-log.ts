@@ -242,8 +242,8 @@ export class UnifiedLog implements PartitionLog {
     };
   }
 
-  async #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null): Promise<void> {
-    if (aborted !== null) await seg.txnIndex.append(aborted);
+  #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null): Promise<void> | null {
+    return aborted === null ? null : seg.txnIndex.append(aborted);
   }
 
   /**
