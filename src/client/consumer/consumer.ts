@@ -20,7 +20,9 @@ import { FetchPositions } from './fetch-positions.js';
 import { Fetcher } from './fetcher.js';
 import { GroupMembership, type MembershipHost } from './group-membership.js';
 import { GroupRpc } from './group-rpc.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, listOffsetsInOrder } from './offset-lookup.js';
+import { membershipHost, SubscriptionMetadataWatch } from './membership-host.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offset-lookup.js';
+import { OffsetQueries } from './offset-queries.js';
 import { GroupOffsets } from './offsets.js';
 import { SubscriptionState } from './subscription-state.js';
 import type {
@@ -51,6 +53,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   readonly #offsets: GroupOffsets | null;
   readonly #positions: FetchPositions;
   readonly #autoCommit: AutoCommit;
+  readonly #queries: OffsetQueries;
+  readonly #metadataWatch: SubscriptionMetadataWatch;
   readonly #kd: Deserializer<K> | null;
   readonly #vd: Deserializer<V> | null;
   #membership: GroupMembership | null = null;
@@ -58,7 +62,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   readonly #waker = new Waker();
   #polling = false;
   #lastPollAt = Date.now();
-  #seenMetadata = -1;
   #closing = false;
   #closed = false;
 
@@ -77,6 +80,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#kd = options.keyDeserializer ?? null;
     this.#vd = options.valueDeserializer ?? null;
     this.#autoCommit = new AutoCommit(o, this.#subs, this.#offsets, () => this.#membership);
+    this.#queries = new OffsetQueries(this.#pool, this.#metadata, this.#waker, o);
+    this.#metadataWatch = new SubscriptionMetadataWatch(this.#subs, this.#metadata);
   }
 
   // ---- subscription -------------------------------------------------------------------------
@@ -88,7 +93,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     if (topics instanceof RegExp) {
       this.#subs.subscribePattern(topics);
       this.#metadata.trackAll();
-      this.#seenMetadata = -1;
+      this.#metadataWatch.reset();
     } else {
       if (topics.some((t) => typeof t !== 'string' || t === ''))
         throw new ConfigError('topic names must be non-empty strings');
@@ -162,7 +167,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         if (this.#closing) return [];
         const m = this.#membership;
         if (m !== null) {
-          await this.#checkMetadata(m);
+          await this.#metadataWatch.check(m);
           await m.poll();
           this.#waker.check();
           if (this.#closing) return [];
@@ -304,47 +309,24 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     opts: { timeoutMs?: number } = {},
   ): Promise<(OffsetAndTimestamp | null)[]> {
     this.#ensureOpen();
-    if (query.some((q) => q.timestamp < 0))
-      throw new ConfigError('offsetsForTimes timestamps must not be negative');
-    return this.#waker.wakeable(
-      listOffsetsInOrder(
-        this.#pool,
-        this.#metadata,
-        query.map((q) => ({ topic: q.topic, partition: q.partition, timestamp: BigInt(q.timestamp) })),
-        this.options.isolationLevel,
-        opts.timeoutMs ?? this.options.defaultApiTimeoutMs,
-      ),
-    );
+    return this.#queries.offsetsForTimes(query, opts.timeoutMs);
   }
 
-  beginningOffsets(
+  async beginningOffsets(
     partitions: readonly TopicPartition[],
     opts: { timeoutMs?: number } = {},
   ): Promise<bigint[]> {
-    return this.#edgeOffsets(partitions, EARLIEST_TIMESTAMP, opts.timeoutMs);
+    this.#ensureOpen();
+    return this.#queries.edgeOffsets(partitions, EARLIEST_TIMESTAMP, opts.timeoutMs);
   }
 
   /** Log end offsets (the last stable offset with read_committed). */
-  endOffsets(partitions: readonly TopicPartition[], opts: { timeoutMs?: number } = {}): Promise<bigint[]> {
-    return this.#edgeOffsets(partitions, LATEST_TIMESTAMP, opts.timeoutMs);
-  }
-
-  async #edgeOffsets(
+  async endOffsets(
     partitions: readonly TopicPartition[],
-    ts: bigint,
-    timeoutMs?: number,
+    opts: { timeoutMs?: number } = {},
   ): Promise<bigint[]> {
     this.#ensureOpen();
-    const res = await this.#waker.wakeable(
-      listOffsetsInOrder(
-        this.#pool,
-        this.#metadata,
-        partitions.map((p) => ({ topic: p.topic, partition: p.partition, timestamp: ts })),
-        this.options.isolationLevel,
-        timeoutMs ?? this.options.defaultApiTimeoutMs,
-      ),
-    );
-    return res.map((r) => r?.offset ?? -1n);
+    return this.#queries.edgeOffsets(partitions, LATEST_TIMESTAMP, opts.timeoutMs);
   }
 
   /** The topic's partitions and their leaders (waits for metadata; auto-creates if allowed). */
@@ -353,11 +335,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     opts: { timeoutMs?: number } = {},
   ): Promise<{ topic: string; partition: number; leader: number }[]> {
     this.#ensureOpen();
-    const t = await this.#waker.wakeable(
-      this.#metadata.waitForTopic(topic, Date.now() + (opts.timeoutMs ?? this.options.defaultApiTimeoutMs)),
-    );
-    if (t === null) throw new RequestTimeoutError(`no metadata for topic ${topic} within the timeout`);
-    return t.partitions.map((p) => ({ topic, partition: p.partition, leader: p.leader }));
+    return this.#queries.partitionsFor(topic, opts.timeoutMs);
   }
 
   // ---- flow control -------------------------------------------------------------------------
@@ -459,50 +437,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   // ---- internals ----------------------------------------------------------------------------
 
   #host(): MembershipHost {
-    return {
-      subscribedTopics: () => [...this.#subs.topics].sort(),
-      owned: () => this.#subs.assignedPartitions(),
-      applyAssignment: (tps) => {
-        const added = this.#subs.setAssignment(tps);
-        for (const s of added) s.needsCommitted = true;
-        this.#metadata.track(...new Set(tps.map((t) => t.topic)));
-        this.#fetcher.purgeStale();
-      },
-      partitionCounts: async (topics) => {
-        if (this.#metadata.track(...topics) || topics.some((t) => this.#metadata.topic(t) === undefined)) {
-          await this.#metadata.refresh().catch(() => {});
-        }
-        const out = new Map<string, number>();
-        for (const t of topics) {
-          const n = this.#metadata.topic(t)?.partitions.length;
-          if (n !== undefined && n > 0) out.set(t, n);
-        }
-        return out;
-      },
-      autoCommitSync: (tps) => this.#autoCommit.commitSync(tps),
+    return membershipHost({
+      subs: this.#subs,
+      metadata: this.#metadata,
+      fetcher: this.#fetcher,
+      autoCommit: this.#autoCommit,
+      waker: this.#waker,
       listener: () => this.#listener,
-      signal: () => this.#waker.signal(),
       pollClock: () => ({ inPoll: this.#polling, lastPollAt: this.#lastPollAt }),
-    };
-  }
-
-  /** Pattern subscriptions follow the topic list; the leader watches partition counts. */
-  async #checkMetadata(m: GroupMembership): Promise<void> {
-    if (this.#subs.mode === 'pattern' && this.#metadata.lastRefresh === 0)
-      await this.#metadata.refresh().catch(() => {});
-    if (this.#metadata.lastRefresh === this.#seenMetadata) return;
-    this.#seenMetadata = this.#metadata.lastRefresh;
-    if (this.#subs.mode === 'pattern') {
-      const names = this.#metadata
-        .topics()
-        .filter((t) => !t.isInternal)
-        .map((t) => t.name);
-      if (this.#subs.updatePatternTopics(names)) {
-        if (this.#subs.topics.size > 0) this.#metadata.track(...this.#subs.topics);
-        m.requestRejoin('topics matching the subscription changed');
-      }
-    }
-    m.checkTopicCounts((t) => this.#metadata.topic(t)?.partitions.length);
+    });
   }
 
   #requireGroup(): GroupOffsets {
