@@ -62,7 +62,7 @@ export class TailCacheBudget {
       this.#head = 0;
     }
     const at = start % size;
-    src.copy(this.#arena, at);
+    this.#arena.set(src, at); // TypedArray#set: no view allocated per copy, unlike Buffer#copy
     const entry: TailEntry = {
       baseOffset,
       lastOffset,
