@@ -129,6 +129,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#ensureOpen();
     const m = this.#membership;
     if (m !== null) {
+      await m.settle(this.options.defaultApiTimeoutMs / 2);
       await this.#giveUpPartitions(m);
       await m.leave('the consumer unsubscribed from all topics');
       m.close();
@@ -388,6 +389,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     const work = (async () => {
       const m = this.#membership;
       if (m !== null) {
+        // Half the budget at most for a rebalance in flight; the rest is for commit and leave.
+        await m.settle((opts.timeoutMs ?? 30000) / 2);
         await this.#giveUpPartitions(m);
         await m.leave('the consumer is being closed');
       } else if (this.#autoCommit.enabled) {

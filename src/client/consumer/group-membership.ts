@@ -305,6 +305,13 @@ export class GroupMembership {
           }
           const sync = await this.#rpc.syncGroup(gen, protocol, assignments);
           if (sync.errorCode === 0) {
+            // The coordinator is at this generation now; commits made before the next poll()
+            // applies the assignment (e.g. of partitions this member still owns, or while close()
+            // gives them up) must carry it, or they are refused as ILLEGAL_GENERATION and the
+            // work done meanwhile is re-delivered (Java also takes the generation from the
+            // responses, not from onJoinComplete). Cooperative: a partition this generation
+            // takes from us is assigned to nobody until we rejoin, so committing it is safe.
+            this.generation = gen;
             return {
               kind: 'joined',
               generation: gen,
@@ -452,6 +459,25 @@ export class GroupMembership {
     }
     this.#resetGeneration(true);
     this.#rejoinReason = 'rejoining after poll timeout';
+  }
+
+  /**
+   * Waits (up to `timeoutMs`) for a JoinGroup/SyncGroup exchange in flight, so that close() and
+   * unsubscribe() give partitions up under the generation the coordinator has: while the join is
+   * pending, commits on the coordinator connection wait behind it and then carry a generation
+   * that is gone.
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    const task = this.#joinTask;
+    if (task === null) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      task.catch(() => {}),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Stops heartbeats and (for dynamic members) leaves the group. Static members just go quiet. */
