@@ -432,6 +432,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
         let t = this.#metadata.topic(w.topic);
         if (t === undefined || t.partitions.length === 0) {
           t = (await this.#metadata.waitForTopic(w.topic, w.deadline)) ?? undefined;
+          if (this.#waiting[this.#waitingHead] !== w) continue; // failed by close() meanwhile
           if (t === undefined) {
             throw new MetadataTimeoutError(
               `topic ${w.topic} not present in metadata after ${this.options.maxBlockMs} ms`,
@@ -463,6 +464,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
           }
           this.#sender.wakeup();
           await this.#acc.pool.waitForRelease(w.deadline);
+          if (this.#waiting[this.#waitingHead] !== w) break; // failed by close() meanwhile
           t = this.#metadata.topic(w.topic) ?? t;
         }
       } catch (err) {

@@ -144,6 +144,15 @@ test('send() promise rejects with a typed error before anything is buffered', as
   }
 });
 
+test('close() fails records waiting for metadata once, and they are not reported again later', async () => {
+  const producer = new Producer({ bootstrapServers: '127.0.0.1:1', maxBlockMs: 300 });
+  const seen: string[] = [];
+  producer.send({ topic: 't', value: Buffer.from('x') }, (err) => seen.push(err?.name ?? 'ok'));
+  await producer.close({ timeoutMs: 50 });
+  await new Promise((r) => setTimeout(r, 500)); // past max.block.ms
+  assert.deepEqual(seen, ['ClientClosedError']);
+});
+
 test('memory pool: batch buffers come from slabs, are recycled, and never overlap', () => {
   const pool = new MemoryPool(1 << 20, 16384);
   const bufs: Buffer[] = [];
