@@ -25,9 +25,20 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// A hung test must fail the run, not stall CI: every test gets at most this long unless it sets
+// its own timeout.
+const testTimeoutMs = process.env.TEST_TIMEOUT_MS ?? '300000';
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${testTimeoutMs}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);
