@@ -51,13 +51,16 @@ async function samsa(
       mgr.createLog('bench', p, { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' }),
     ),
   );
+  // appendAsLeader stamps offsets into the batch in place, so partitions must not share a
+  // buffer while their writes are in flight: each gets its own copies, made before timing.
+  const own = logs.map((_, p) =>
+    Array.from({ length: 4 }, (_, k) => Buffer.from(batches[(p + k) % batches.length]!)),
+  );
   const t0 = performance.now();
   await Promise.all(
     logs.map(async (log, p) => {
-      for (let i = 0; i < perPartition; i++) {
-        // appendAsLeader rewrites the base offset in place: give it its own copy's bytes.
-        await log.appendAsLeader(batches[(i + p) % batches.length]!, 0);
-      }
+      const mine = own[p]!;
+      for (let i = 0; i < perPartition; i++) await log.appendAsLeader(mine[i % mine.length]!, 0);
     }),
   );
   const ms = performance.now() - t0;
