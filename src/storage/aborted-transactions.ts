@@ -1,6 +1,8 @@
 // Aborted transactions for a read_committed fetch: the `.txnindex` entries overlapping the
-// offsets a read returned. An entry lives in the segment holding its abort marker, which is at
-// or after the transaction's first offset, so the search starts at the fetch offset's segment.
+// offsets a read returned. An entry lives in the segment holding its abort marker, which may be
+// many segments after the fetched range. So the walk starts at the fetch offset's segment and goes
+// on past the range, as Kafka's `collectAbortedTransactions` does, until an entry shows that every
+// transaction overlapping the range was decided (its LSO reached the range's end) or the log ends.
 import { lastOffsetOf } from './batch-info.js';
 import type { LocalLog } from './local-log.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
@@ -20,9 +22,8 @@ export async function abortedTransactions(
   const segs = local.segments;
   for (let i = Math.max(0, local.floorIndex(fetchOffset)); i < segs.length; i++) {
     const seg = segs[i]!;
-    if (seg.baseOffset >= end) break;
     await seg.ensureIndexes();
-    seg.txnIndex.collect(fetchOffset, end, found);
+    if (seg.txnIndex.collect(fetchOffset, end, found)) break;
   }
   return found.map((e) => ({ producerId: e.producerId, firstOffset: e.firstOffset }));
 }

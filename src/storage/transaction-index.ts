@@ -70,10 +70,18 @@ export class TransactionIndex {
   }
 
   /** Entries overlapping [fetchOffset, upperBound). */
-  collect(fetchOffset: bigint, upperBound: bigint, out: AbortedTxnEntry[]): void {
+  /**
+   * Adds the entries overlapping [fetchOffset, upperBound) to `out`. Returns true when the search
+   * is complete: an entry's marker was written when the LSO had already reached `upperBound`, so
+   * every transaction overlapping the range was decided by then and later segments hold nothing
+   * more for it.
+   */
+  collect(fetchOffset: bigint, upperBound: bigint, out: AbortedTxnEntry[]): boolean {
     for (const e of this.#entries) {
       if (e.lastOffset >= fetchOffset && e.firstOffset < upperBound) out.push(e);
+      if (e.lastStableOffset >= upperBound) return true;
     }
+    return false;
   }
 
   /** Removes entries whose marker is at or after `offset` (log truncation). */
