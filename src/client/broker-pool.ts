@@ -1,6 +1,6 @@
 // All broker links of one client: the bootstrap servers (until metadata names the real brokers)
 // and one link per broker id. A link is replaced when metadata moves a broker id to a new address.
-import { BrokerLink } from './broker-link.js';
+import { BrokerLink } from '../net/broker-link.js';
 import type { ResolvedClientOptions } from './config.js';
 import { ClientClosedError, ConnectionError } from './errors.js';
 

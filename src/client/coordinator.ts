@@ -2,11 +2,11 @@
 // id (key type 1) with FindCoordinator, retrying while the coordinator is not available yet
 // (the internal topic may still be created or loading). Callers invalidate the cache entry when a
 // response says NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE.
+import { backoffMs } from '../net/backoff.js';
+import type { BrokerLink } from '../net/broker-link.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { findCoordinatorApi } from '../protocol/messages/generated/find-coordinator.js';
-import type { BrokerLink } from './broker-link.js';
 import type { BrokerPool } from './broker-pool.js';
-import { backoffMs } from './config.js';
 import { KafkaClientError, KafkaResponseError } from './errors.js';
 
 export const COORDINATOR_GROUP = 0;

@@ -1,9 +1,10 @@
 // Shared plumbing of the admin client: the broker pool, metadata, coordinator lookup, and a
 // retry loop for requests whose failure is retriable (connection loss, NOT_CONTROLLER,
 // NOT_COORDINATOR, leader moves) bounded by the request timeout.
-import type { BrokerLink } from '../broker-link.js';
+import { backoffMs } from '../../net/backoff.js';
+import type { BrokerLink } from '../../net/broker-link.js';
 import type { BrokerPool } from '../broker-pool.js';
-import { backoffMs, type ResolvedClientOptions } from '../config.js';
+import type { ResolvedClientOptions } from '../config.js';
 import { COORDINATOR_GROUP, COORDINATOR_MOVED, type Coordinators } from '../coordinator.js';
 import { KafkaClientError, KafkaResponseError } from '../errors.js';
 import type { Metadata } from '../metadata.js';

@@ -13,9 +13,9 @@
 // - EAGER protocols revoke everything before rejoining; COOPERATIVE keeps consuming its partitions
 //   during the rebalance and revokes only those the new assignment takes away, then rejoins once
 //   more so that they can be handed to their new owner (KIP-429).
+import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { DecodeError } from '../../protocol/primitives/errors.js';
-import { backoffMs } from '../config.js';
 import { ClientClosedError, KafkaClientError, KafkaResponseError } from '../errors.js';
 import type { MemberAssignment, RebalanceProtocol } from './assignors/assignor.js';
 import { decodeAssignment, encodeSubscription } from './assignors/consumer-protocol.js';

@@ -3,6 +3,7 @@
 // and finds the coordinator; deciding what an error means is the membership's job. A connection
 // failure or NOT_COORDINATOR/COORDINATOR_NOT_AVAILABLE drops the cached coordinator so the next
 // request looks it up again.
+import type { BrokerLink } from '../../net/broker-link.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { heartbeatApi } from '../../protocol/messages/generated/heartbeat.js';
 import { type JoinGroupResponse, joinGroupApi } from '../../protocol/messages/generated/join-group.js';
@@ -10,7 +11,6 @@ import { leaveGroupApi } from '../../protocol/messages/generated/leave-group.js'
 import { offsetCommitApi } from '../../protocol/messages/generated/offset-commit.js';
 import { offsetFetchApi } from '../../protocol/messages/generated/offset-fetch.js';
 import { type SyncGroupResponse, syncGroupApi } from '../../protocol/messages/generated/sync-group.js';
-import type { BrokerLink } from '../broker-link.js';
 import { COORDINATOR_GROUP, COORDINATOR_MOVED, type Coordinators } from '../coordinator.js';
 import { ConnectionError, KafkaResponseError, RequestTimeoutError } from '../errors.js';
 import type { ResolvedConsumerOptions } from './consumer-config.js';

@@ -2,10 +2,10 @@
 // offsets for timestamps. Each partition is asked of its leader; leader moves and other retriable
 // errors refresh metadata and retry until the deadline. With read_committed, "latest" is the
 // last stable offset, as in Kafka.
+import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { listOffsetsApi } from '../../protocol/messages/generated/list-offsets.js';
 import type { BrokerPool } from '../broker-pool.js';
-import { backoffMs } from '../config.js';
 import { KafkaClientError, KafkaResponseError, RequestTimeoutError } from '../errors.js';
 import type { Metadata } from '../metadata.js';
 import { type TopicPartition, tpKey } from './types.js';

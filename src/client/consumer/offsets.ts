@@ -3,8 +3,8 @@
 // the member's generation is gone (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION) fails with
 // CommitFailedError and fences the member, as in Kafka: the partitions may belong to another
 // consumer by now, so retrying would be wrong.
+import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { backoffMs } from '../config.js';
 import { KafkaClientError, KafkaResponseError, RequestTimeoutError } from '../errors.js';
 import type { ResolvedConsumerOptions } from './consumer-config.js';
 import { CommitFailedError } from './consumer-errors.js';

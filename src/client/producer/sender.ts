@@ -9,9 +9,9 @@
 // queue (in sequence order) and the partition stops draining until all of its in-flight batches
 // have returned; then the retried batches are resent in their original order with their
 // original sequences, so the broker deduplicates anything it already appended.
+import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode, isRetriable } from '../../protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/generated/produce.js';
-import { backoffMs } from '../config.js';
 import { DeliveryTimeoutError, FatalProducerError, KafkaClientError, KafkaResponseError } from '../errors.js';
 import type { PartitionQueue, RecordAccumulator } from './accumulator.js';
 import { incrementSequence, type ProducerIdentity, sequenceAfter } from './idempotence.js';

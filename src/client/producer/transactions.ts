@@ -7,12 +7,12 @@
 // Errors: fencing (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
 // is fatal — the producer must be closed; a failed send or a non-retriable AddPartitions error
 // makes the transaction abortable — only abortTransaction() is allowed.
+import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode, isRetriable } from '../../protocol/errors.js';
 import { addOffsetsToTxnApi } from '../../protocol/messages/generated/add-offsets-to-txn.js';
 import { addPartitionsToTxnApi } from '../../protocol/messages/generated/add-partitions-to-txn.js';
 import { endTxnApi } from '../../protocol/messages/generated/end-txn.js';
 import { txnOffsetCommitApi } from '../../protocol/messages/generated/txn-offset-commit.js';
-import { backoffMs } from '../config.js';
 import {
   COORDINATOR_GROUP,
   COORDINATOR_MOVED,

@@ -3,7 +3,6 @@
 // encoded from the API descriptor alone (byte-identical to the protocol module's frames).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeClientRequest } from '../../../src/client/broker-link.js';
 import { RecordTooLargeError } from '../../../src/client/errors.js';
 import { MemoryPool } from '../../../src/client/producer/accumulator.js';
 import { encodeHeaders } from '../../../src/client/producer/batch-builder.js';
@@ -15,6 +14,7 @@ import {
   PromiseCompletion,
   type RecordMetadata,
 } from '../../../src/client/producer/producer-batch.js';
+import { encodeClientRequest } from '../../../src/net/broker-link.js';
 import { apiVersionsApi } from '../../../src/protocol/messages/generated/api-versions.js';
 import { controlledShutdownApi } from '../../../src/protocol/messages/generated/controlled-shutdown.js';
 import { metadataApi } from '../../../src/protocol/messages/generated/metadata.js';

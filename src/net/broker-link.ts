@@ -1,6 +1,7 @@
-// A broker as the client sees it: one lazily (re)opened Connection plus the API version ranges
-// the broker advertised in ApiVersions. Every request picks the highest version both sides
-// support, so the client never sends a version a broker removed (Kafka 4 dropped many old ones).
+// A broker as seen from an outbound connection (the client's, or a broker's controller channel
+// and replica fetcher): one lazily (re)opened Connection plus the API version ranges the broker
+// advertised in ApiVersions. Every request picks the highest version both sides support, so we
+// never send a version a broker removed (Kafka 4 dropped many old ones).
 // Reconnects wait an exponential backoff with jitter after each failed attempt.
 
 import { ErrorCode } from '../protocol/errors.js';
@@ -8,9 +9,41 @@ import { type ApiVersionsResponse, apiVersionsApi } from '../protocol/messages/g
 import type { ApiDescriptor } from '../protocol/messages/runtime.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
-import { backoffMs, type ResolvedClientOptions } from './config.js';
+import { backoffMs } from './backoff.js';
 import { Connection } from './connection.js';
 import { ClientClosedError, KafkaResponseError, UnsupportedVersionError } from './errors.js';
+
+/**
+ * What a link needs to know, and nothing client-specific: the client passes its resolved
+ * options (a superset), a broker builds one for its inter-broker traffic with its own client id.
+ */
+export interface BrokerLinkOptions {
+  /** The client id of every request header. */
+  clientId: string;
+  /** socket.connection.setup.timeout.ms: time allowed for the TCP handshake, default 10000. */
+  connectionTimeoutMs?: number;
+  /** request.timeout.ms: default time a request may stay unanswered, default 30000. */
+  requestTimeoutMs?: number;
+  /** reconnect.backoff.ms / reconnect.backoff.max.ms, defaults 50 / 1000. */
+  reconnectBackoffMs?: number;
+  reconnectBackoffMaxMs?: number;
+  /** Larger response frames close the connection as garbage; default 512 MiB. */
+  maxResponseBytes?: number;
+  /** Sent in ApiVersions v3+ (KIP-511); defaults CLIENT_SOFTWARE_NAME / CLIENT_SOFTWARE_VERSION. */
+  clientSoftwareName?: string;
+  clientSoftwareVersion?: string;
+}
+
+interface ResolvedLinkOptions {
+  clientId: string;
+  connectionTimeoutMs: number;
+  requestTimeoutMs: number;
+  reconnectBackoffMs: number;
+  reconnectBackoffMaxMs: number;
+  maxResponseBytes: number | undefined;
+  clientSoftwareName: string;
+  clientSoftwareVersion: string;
+}
 
 export interface RequestOptions {
   /** Lowest version the caller can use (e.g. 3 for Produce: only RecordBatch v2). */
@@ -70,11 +103,25 @@ function skipResponseHeader(r: Reader, headerVersion: number): void {
   if (headerVersion >= 1) r.skipTaggedFields();
 }
 
+function resolveLinkOptions(o: BrokerLinkOptions): ResolvedLinkOptions {
+  const reconnectBackoffMs = o.reconnectBackoffMs ?? 50;
+  return {
+    clientId: o.clientId,
+    connectionTimeoutMs: o.connectionTimeoutMs ?? 10000,
+    requestTimeoutMs: o.requestTimeoutMs ?? 30000,
+    reconnectBackoffMs,
+    reconnectBackoffMaxMs: Math.max(reconnectBackoffMs, o.reconnectBackoffMaxMs ?? 1000),
+    maxResponseBytes: o.maxResponseBytes,
+    clientSoftwareName: o.clientSoftwareName ?? CLIENT_SOFTWARE_NAME,
+    clientSoftwareVersion: o.clientSoftwareVersion ?? CLIENT_SOFTWARE_VERSION,
+  };
+}
+
 export class BrokerLink {
   readonly nodeId: number;
   readonly host: string;
   readonly port: number;
-  #opts: ResolvedClientOptions;
+  #opts: ResolvedLinkOptions;
   #conn: Connection | null = null;
   #ready: Promise<Connection> | null = null;
   #versions = new Map<number, { min: number; max: number }>();
@@ -82,11 +129,11 @@ export class BrokerLink {
   #nextAttemptAt = 0;
   #closed = false;
 
-  constructor(nodeId: number, host: string, port: number, opts: ResolvedClientOptions) {
+  constructor(nodeId: number, host: string, port: number, opts: BrokerLinkOptions) {
     this.nodeId = nodeId;
     this.host = host;
     this.port = port;
-    this.#opts = opts;
+    this.#opts = resolveLinkOptions(opts);
   }
 
   get connected(): boolean {
@@ -184,6 +231,7 @@ export class BrokerLink {
       port: this.port,
       connectTimeoutMs: this.#opts.connectionTimeoutMs,
       requestTimeoutMs: this.#opts.requestTimeoutMs,
+      maxResponseBytes: this.#opts.maxResponseBytes,
     });
     try {
       await conn.connect();
@@ -214,8 +262,8 @@ export class BrokerLink {
     const res = await conn.send<ApiVersionsResponse>({
       build: (corr) =>
         encodeClientRequest(apiVersionsApi, version, corr, clientId, {
-          clientSoftwareName: CLIENT_SOFTWARE_NAME,
-          clientSoftwareVersion: CLIENT_SOFTWARE_VERSION,
+          clientSoftwareName: this.#opts.clientSoftwareName,
+          clientSoftwareVersion: this.#opts.clientSoftwareVersion,
         }),
       parse: (frame) => {
         const r = new Reader(frame);

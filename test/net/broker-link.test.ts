@@ -4,9 +4,13 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, test } from 'node:test';
-import { BrokerLink } from '../../src/client/broker-link.js';
-import { resolveClientOptions } from '../../src/client/config.js';
-import { UnsupportedVersionError } from '../../src/client/errors.js';
+import {
+  BrokerLink,
+  type BrokerLinkOptions,
+  CLIENT_SOFTWARE_NAME,
+  CLIENT_SOFTWARE_VERSION,
+} from '../../src/net/broker-link.js';
+import { UnsupportedVersionError } from '../../src/net/errors.js';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
 import { metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { produceApi } from '../../src/protocol/messages/generated/produce.js';
@@ -21,6 +25,8 @@ interface Seen {
   key: number;
   version: number;
   clientId: string | null;
+  /** ApiVersions v3+: `clientSoftwareName/clientSoftwareVersion`. */
+  software?: string;
 }
 
 /** A broker offering ApiVersions up to `maxApiVersions`, Metadata 0-5 and Produce 0-2. */
@@ -38,12 +44,17 @@ async function fakeBroker(
       while (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
         const frame = buf.subarray(4, 4 + buf.readInt32BE(0));
         buf = buf.subarray(4 + frame.length);
-        const { header } = decodeRequestHeader(frame);
-        seen.push({
+        const { header, reader } = decodeRequestHeader(frame);
+        const s: Seen = {
           key: header.requestApiKey,
           version: header.requestApiVersion,
           clientId: header.clientId,
-        });
+        };
+        if (s.key === 18 && s.version >= 3) {
+          const req = apiVersionsApi.readRequest(reader, s.version);
+          s.software = `${req.clientSoftwareName}/${req.clientSoftwareVersion}`;
+        }
+        seen.push(s);
         const corr = header.correlationId;
         if (header.requestApiKey === 18) {
           const keys = [
@@ -82,17 +93,12 @@ async function fakeBroker(
   return { port: (server.address() as net.AddressInfo).port, sockets };
 }
 
-const opts = (port: number) =>
-  resolveClientOptions({
-    bootstrapServers: `127.0.0.1:${port}`,
-    clientId: 'neg-test',
-    reconnectBackoffMs: 10,
-  });
+const opts: BrokerLinkOptions = { clientId: 'neg-test', reconnectBackoffMs: 10 };
 
 test('KIP-511: an old broker answers ApiVersions v3 with a v0 error body; the client retries with its max', async () => {
   const seen: Seen[] = [];
   const { port } = await fakeBroker(2, seen);
-  const link = new BrokerLink(-1, '127.0.0.1', port, opts(port));
+  const link = new BrokerLink(-1, '127.0.0.1', port, opts);
   const md = await link.request(metadataApi, {
     topics: null,
     allowAutoTopicCreation: false,
@@ -116,7 +122,7 @@ test('KIP-511: an old broker answers ApiVersions v3 with a v0 error body; the cl
 test('a request with no common version fails with UnsupportedVersionError before anything is sent', async () => {
   const seen: Seen[] = [];
   const { port } = await fakeBroker(3, seen);
-  const link = new BrokerLink(-1, '127.0.0.1', port, opts(port));
+  const link = new BrokerLink(-1, '127.0.0.1', port, opts);
   await assert.rejects(
     link.request(
       produceApi,
@@ -135,7 +141,7 @@ test('a request with no common version fails with UnsupportedVersionError before
 test('after the broker drops the connection the link reconnects and negotiates again', async () => {
   const seen: Seen[] = [];
   const { port, sockets } = await fakeBroker(3, seen);
-  const link = new BrokerLink(-1, '127.0.0.1', port, opts(port));
+  const link = new BrokerLink(-1, '127.0.0.1', port, opts);
   const req = {
     topics: null,
     allowAutoTopicCreation: false,
@@ -151,5 +157,38 @@ test('after the broker drops the connection the link reconnects and negotiates a
     seen.map((s) => s.key),
     [18, 3, 18, 3],
   );
+  link.close();
+});
+
+test('options of its own: a broker-side link sends its client id and software name, defaults for the rest', async () => {
+  const seen: Seen[] = [];
+  const { port } = await fakeBroker(3, seen);
+  const link = new BrokerLink(2, '127.0.0.1', port, {
+    clientId: 'broker-1-fetcher-0',
+    clientSoftwareName: 'samsa-broker',
+    clientSoftwareVersion: '9.9.9',
+  });
+  await link.request(metadataApi, {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  assert.deepEqual(
+    seen.map((s) => [s.key, s.clientId, s.software]),
+    [
+      [18, 'broker-1-fetcher-0', 'samsa-broker/9.9.9'],
+      [3, 'broker-1-fetcher-0', undefined],
+    ],
+  );
+  link.close();
+});
+
+test('the default software name and version go out in ApiVersions', async () => {
+  const seen: Seen[] = [];
+  const { port } = await fakeBroker(3, seen);
+  const link = new BrokerLink(-1, '127.0.0.1', port, opts);
+  await link.ready();
+  assert.equal(seen[0]?.software, `${CLIENT_SOFTWARE_NAME}/${CLIENT_SOFTWARE_VERSION}`);
   link.close();
 });

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, test } from 'node:test';
-import { Connection } from '../../src/client/connection.js';
-import { ConnectionError, RequestTimeoutError } from '../../src/client/errors.js';
+import { Connection } from '../../src/net/connection.js';
+import { ConnectionError, RequestTimeoutError } from '../../src/net/errors.js';
 
 type Handler = (socket: net.Socket, correlationId: number, payload: Buffer) => void;
 const servers: net.Server[] = [];

@@ -1,0 +1,21 @@
+// The outbound Kafka connection, shared by the client and the broker (controller channel, replica
+// fetcher). Imports only src/protocol.
+export { backoffMs } from './backoff.js';
+export {
+  BrokerLink,
+  type BrokerLinkOptions,
+  CLIENT_SOFTWARE_NAME,
+  CLIENT_SOFTWARE_VERSION,
+  encodeClientRequest,
+  type RequestOptions,
+} from './broker-link.js';
+export { Connection, type ConnectionOptions, type FrameRequest } from './connection.js';
+export {
+  ClientClosedError,
+  ConnectionError,
+  errorClass,
+  KafkaClientError,
+  KafkaResponseError,
+  RequestTimeoutError,
+  UnsupportedVersionError,
+} from './errors.js';
