@@ -3,9 +3,8 @@
 // `samsa start`, the testkit and applications; `close()` answers in-flight requests, then
 // flushes logs and writes checkpoints.
 
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { LogManager } from '../storage/index.js';
+import { LogManager, lockLogDirs } from '../storage/index.js';
 import { Dispatcher } from './apis/dispatcher.js';
 import { ALL_HANDLERS } from './apis/index.js';
 import { ApiRegistry } from './apis/registry.js';
@@ -46,9 +45,18 @@ export interface BrokerHandle {
 export async function startBroker(options: StartBrokerOptions = {}): Promise<BrokerHandle> {
   const config = options.config ?? loadBrokerConfig(options);
   const logger = options.logger ?? silentLogger;
-  await mkdir(config.logDirs[0]!, { recursive: true });
-  const store = new LocalMetadataStore(config.logDirs[0]!);
-  const stored = await store.load();
+  // Lock every log dir before anything reads or writes it (the metadata file lives in the first).
+  const locks = await lockLogDirs(config.logDirs);
+  const releaseLocks = () => Promise.all(locks.map((l) => l.release()));
+  let store: LocalMetadataStore;
+  let stored: Awaited<ReturnType<LocalMetadataStore['load']>>;
+  try {
+    store = new LocalMetadataStore(config.logDirs[0]!);
+    stored = await store.load();
+  } catch (e) {
+    await releaseLocks();
+    throw e;
+  }
   const image = new MetadataImage(stored, config.nodeId);
   const configs = new ConfigResolver(config.props, () => ({
     cluster: image.brokerConfigs(''),
@@ -56,6 +64,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   }));
   const topicConfigs = new Map([...image.topics].map((t) => [t.name, logConfigFor(configs, t.configs)]));
   const logs = await LogManager.open({
+    dirsLocked: true,
     logDirs: [...config.logDirs],
     defaults: logConfigFor(configs, {}),
     topicConfigs,
@@ -65,6 +74,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
     onError: (error, context) =>
       logger.log('error', 'storage background task failed', { context, error: error.message }),
+  }).catch(async (e: unknown) => {
+    await store.close();
+    await releaseLocks();
+    throw e;
   });
   const replicas = new ReplicaManager(logs, image, configs, config.nodeId, logger);
   const controller = new Controller(store, image, config, logger);
@@ -109,6 +122,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     await logs.close();
     await store.close();
     buffers.close();
+    await releaseLocks();
     throw e;
   }
   const host = config.advertisedHost ?? advertisableHost(server.host);
@@ -135,6 +149,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         await logs.close();
         await store.close();
         buffers.close();
+        await releaseLocks();
         logger.log('info', 'broker stopped', { nodeId: config.nodeId });
       })();
       return closing;

@@ -10,7 +10,9 @@ export {
   resolveLogConfig,
   type TimestampType,
 } from './log-config.js';
+export { LOCK_FILE, LogDirInUseError, type LogDirLock, lockLogDir, lockLogDirs } from './log-dir-lock.js';
 export { type CreateLogOptions, LogManager, type LogManagerOptions } from './log-manager.js';
+export { MetaPropertiesMismatchError } from './partition-metadata.js';
 export {
   type AbortedTransaction,
   type AppendListener,

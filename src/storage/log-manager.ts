@@ -26,6 +26,7 @@ import {
 import { fsyncDir, readFileOrNull, writeFileAtomic } from './fs-util.js';
 import { LogCleaner } from './log-cleaner.js';
 import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
+import { type LogDirLock, lockLogDirs } from './log-dir-lock.js';
 import { createNewLog, loadLog } from './log-loader.js';
 import type { LogSegment } from './log-segment.js';
 import { ensureMetaProperties, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
@@ -60,7 +61,12 @@ export interface LogManagerOptions {
   now?: () => number;
   /** Background-task failures and recovery findings (no console output from the library). */
   onError?: (error: Error, context: string) => void;
-  /** Written to `meta.properties` when a log dir is new. */
+  /**
+   * The caller already holds every log dir's lock (`lockLogDirs`) and releases it after close;
+   * otherwise `open` takes the locks and `close` releases them.
+   */
+  dirsLocked?: boolean;
+  /** Written to `meta.properties` when a log dir is new, checked against it otherwise. */
   brokerId?: number;
   clusterId?: string;
 }
@@ -108,6 +114,7 @@ export class LogManager {
   #checkpointChain: Promise<void> = Promise.resolve();
   #checkpointSoon: NodeJS.Immediate | null = null;
   #closed = false;
+  #locks: LogDirLock[] = [];
 
   private constructor(options: LogManagerOptions, dirs: string[]) {
     this.#options = options;
@@ -134,7 +141,13 @@ export class LogManager {
       .filter((d) => d !== '');
     if (dirs.length === 0) throw new KafkaError(ErrorCode.INVALID_CONFIG, 'log.dirs is empty');
     const mgr = new LogManager(options, dirs);
-    for (const dir of dirs) await mgr.#openDir(dir);
+    if (!options.dirsLocked) mgr.#locks = await lockLogDirs(dirs);
+    try {
+      for (const dir of dirs) await mgr.#openDir(dir);
+    } catch (e) {
+      await mgr.#releaseLocks();
+      throw e;
+    }
     return mgr;
   }
 
@@ -468,12 +481,22 @@ export class LogManager {
         this.#env.onError(err as Error, `closing ${e.log.topic}-${e.log.partition}`);
       }
     });
-    await this.#drainDeletes();
-    for (const dir of this.logDirs) {
-      await this.#writeCheckpoints(dir);
-      // Only a fully clean close may skip recovery next time.
-      if (!failed) await writeFileAtomic(join(dir, CLEAN_SHUTDOWN_FILE), '');
+    try {
+      await this.#drainDeletes();
+      for (const dir of this.logDirs) {
+        await this.#writeCheckpoints(dir);
+        // Only a fully clean close may skip recovery next time.
+        if (!failed) await writeFileAtomic(join(dir, CLEAN_SHUTDOWN_FILE), '');
+      }
+      await this.#cache.closeAll();
+    } finally {
+      await this.#releaseLocks();
     }
-    await this.#cache.closeAll();
+  }
+
+  async #releaseLocks(): Promise<void> {
+    const locks = this.#locks;
+    this.#locks = [];
+    await Promise.all(locks.map((l) => l.release()));
   }
 }

@@ -39,12 +39,58 @@ export interface MetaProperties {
   clusterId?: string;
 }
 
-/** Writes `meta.properties` unless the dir already has one (Kafka never rewrites it). */
+/** The stored identity of a log dir disagrees with this broker's (Kafka refuses to start too). */
+export class MetaPropertiesMismatchError extends Error {
+  readonly code = 'META_PROPERTIES_MISMATCH';
+  constructor(message: string) {
+    super(message);
+    this.name = 'MetaPropertiesMismatchError';
+  }
+}
+
+/**
+ * Writes `meta.properties` when the dir has none (Kafka never rewrites it), else checks that it
+ * names this broker and cluster: a dir moved from another broker, or left over from another
+ * cluster, would otherwise serve that broker's replicas as ours.
+ */
 export async function ensureMetaProperties(logDir: string, meta: MetaProperties): Promise<void> {
   const path = join(logDir, META_PROPERTIES_FILE);
-  if ((await readFileOrNull(path)) !== null) return;
+  const raw = await readFileOrNull(path);
+  if (raw !== null) {
+    checkMetaProperties(path, parseProperties(raw.toString('utf8')), meta);
+    return;
+  }
   let text = '#\n#Written by Samsa\nversion=0\n';
   if (meta.brokerId !== undefined) text += `broker.id=${meta.brokerId}\n`;
   if (meta.clusterId !== undefined) text += `cluster.id=${meta.clusterId}\n`;
   await writeFileAtomic(path, text);
+}
+
+function checkMetaProperties(path: string, stored: Map<string, string>, meta: MetaProperties): void {
+  const storedId = stored.get('broker.id') ?? stored.get('node.id');
+  if (meta.brokerId !== undefined && storedId !== undefined && storedId !== String(meta.brokerId)) {
+    throw new MetaPropertiesMismatchError(
+      `configured node id ${meta.brokerId} does not match the id ${storedId} stored in ${path}: ` +
+        'if you moved this data, configure that id; for a new broker, use an empty log dir',
+    );
+  }
+  const storedCluster = stored.get('cluster.id');
+  if (meta.clusterId !== undefined && storedCluster !== undefined && storedCluster !== meta.clusterId) {
+    throw new MetaPropertiesMismatchError(
+      `cluster id ${meta.clusterId} does not match the cluster id ${storedCluster} stored in ${path}: ` +
+        'this log dir belongs to another cluster (is zookeeper.connect or log.dirs wrong?)',
+    );
+  }
+}
+
+/** The `key=value` lines of a Java properties file written by Kafka or Samsa (comments skipped). */
+function parseProperties(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#') || t.startsWith('!')) continue;
+    const i = t.search(/[=:]/);
+    if (i > 0) out.set(t.slice(0, i).trim(), t.slice(i + 1).trim());
+  }
+  return out;
 }
