@@ -1,0 +1,139 @@
+// Where cluster metadata lives. Two backends implement this one interface: `local` (the embedded
+// single broker: a JSON file in the first log dir, this broker always registered and always the
+// controller) and `zookeeper` (a cluster: Kafka's znode layout, so zkCli/CMAK/Burrow read it).
+// The controller, the admin command façade and every broker's metadata publisher are written
+// against this interface only.
+//
+// Watches follow ZooKeeper's model: a listener is told *that* something changed and re-reads
+// what it needs; events may be coalesced or repeated, never lost while the session lives. After
+// a session loss (`sessionExpired`) every watch must be assumed missed: re-read everything.
+
+import type {
+  BrokerInfo,
+  ConfigEntity,
+  ControllerLease,
+  PartitionState,
+  PartitionStateWrite,
+  PartitionWriteResult,
+  ProducerIdBlock,
+  TopicAssignment,
+} from './records.js';
+
+/** Thrown by store calls; `code` names the condition so callers can map it to a Kafka error. */
+export class MetadataStoreError extends Error {
+  constructor(
+    readonly code:
+      | 'NODE_EXISTS' // e.g. a topic or broker id that already exists
+      | 'NO_NODE'
+      | 'BAD_VERSION' // a conditional write lost
+      | 'NOT_CONTROLLER' // the lease is stale: another controller was elected
+      | 'CONNECTION_LOSS' // retriable: the outcome is unknown (re-read before retrying)
+      | 'SESSION_EXPIRED'
+      | 'TIMEOUT'
+      | 'CORRUPT', // a record that does not parse
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MetadataStoreError';
+  }
+}
+
+export interface MetadataStoreListener {
+  /** `/brokers/ids` children changed (a broker registered, or its session ended). */
+  brokersChanged?(): void;
+  /** `/controller` changed or was deleted: run an election / learn the new controller. */
+  controllerChanged?(): void;
+  /** `/brokers/topics` children changed (topics created or removed, possibly by other tools). */
+  topicsChanged?(): void;
+  /** `/brokers/topics/<t>` data changed (partitions added, reassignment). */
+  assignmentChanged?(topic: string): void;
+  /** `/admin/delete_topics` children changed. */
+  topicDeletionRequested?(): void;
+  /** `/admin/reassign_partitions` or `/admin/preferred_replica_election` changed. */
+  adminRequest?(kind: 'reassign' | 'preferred-election'): void;
+  /** A `/config/changes` notification: the dynamic configs of an entity changed. */
+  configChanged?(entity: ConfigEntity): void;
+  /** The connection to the store is down (not yet expired): writes will fail until it returns. */
+  disconnected?(): void;
+  /** Reconnected within the session: ephemerals and watches are intact. */
+  reconnected?(): void;
+  /**
+   * The session is gone (ephemerals deleted, watches lost). The store has already opened a new
+   * session; the owner re-registers its broker and re-reads everything.
+   */
+  sessionExpired?(): void;
+}
+
+export interface MetadataStore {
+  readonly kind: 'local' | 'zookeeper';
+
+  /** Connects (or loads the file); fails with TIMEOUT after `zookeeper.connection.timeout.ms`. */
+  start(): Promise<void>;
+  /** Gets the cluster id, creating it the first time (`/cluster/id`). */
+  clusterId(): Promise<string>;
+  /** Adds a listener; returns a function that removes it. */
+  watch(listener: MetadataStoreListener): () => void;
+
+  // -- Brokers ------------------------------------------------------------------------------
+  /**
+   * Registers this broker (ephemeral `/brokers/ids/<id>`), returning its broker epoch.
+   * NODE_EXISTS when another live broker has the id. Idempotent for this session.
+   */
+  registerBroker(broker: Omit<BrokerInfo, 'epoch'>): Promise<bigint>;
+  /** Live brokers with their epochs, sorted by id. */
+  liveBrokers(): Promise<BrokerInfo[]>;
+
+  // -- Controller election ------------------------------------------------------------------
+  /**
+   * Tries to become the controller: atomically creates `/controller` (ephemeral, this node) and
+   * bumps `/controller_epoch`. Resolves the lease, or null when another node is controller.
+   */
+  tryElectController(nodeId: number): Promise<ControllerLease | null>;
+  /** The current controller's node id, or -1 when there is none. */
+  controllerId(): Promise<number>;
+  /** Gives up the controller role if `lease` still holds it (deletes `/controller`). */
+  resignController(lease: ControllerLease): Promise<void>;
+
+  // -- Topics and partition states ----------------------------------------------------------
+  topicNames(): Promise<string[]>;
+  /** Assignments of the named topics (all when omitted); missing topics are left out. */
+  assignments(names?: readonly string[]): Promise<TopicAssignment[]>;
+  /**
+   * Creates a topic: its assignment and its config overrides, atomically. NODE_EXISTS when the
+   * name is taken. Partition states are not written here: the controller writes them.
+   */
+  createTopic(assignment: TopicAssignment, configs: Readonly<Record<string, string>>): Promise<void>;
+  /** Replaces a topic's assignment (partitions added, reassignment progress). */
+  setAssignment(assignment: TopicAssignment, lease?: ControllerLease): Promise<void>;
+  /** Partition states of a topic by partition index (missing = not written yet). */
+  partitionStates(topic: string): Promise<Map<number, PartitionState>>;
+  /**
+   * Conditional writes of partition states, each on its expected version, all fenced by the
+   * lease (NOT_CONTROLLER thrown when it is stale). Independent per partition: the results say
+   * which won. Writes are batched (pipelined) by the store.
+   */
+  writePartitionStates(
+    lease: ControllerLease,
+    writes: readonly PartitionStateWrite[],
+  ): Promise<PartitionWriteResult[]>;
+
+  // -- Topic deletion (`/admin/delete_topics`) ------------------------------------------------
+  requestTopicDeletion(name: string): Promise<void>;
+  pendingTopicDeletions(): Promise<string[]>;
+  /** Removes everything of the topic (assignment, states, configs) and its deletion request. */
+  completeTopicDeletion(lease: ControllerLease, name: string): Promise<void>;
+
+  // -- Dynamic configs (`/config/<type>/<name>` + a `/config/changes` notification) --------------
+  configs(entity: ConfigEntity): Promise<Record<string, string>>;
+  /** Replaces the entity's overrides and notifies every broker (`configChanged`). */
+  setConfigs(entity: ConfigEntity, configs: Readonly<Record<string, string>>): Promise<void>;
+  /** Every entity of a type with overrides (brokers: node ids and '<default>'). */
+  configEntities(type: ConfigEntity['type']): Promise<string[]>;
+
+  // -- Producer ids (`/latest_producer_id_block`) ----------------------------------------------
+  /** Reserves the next block with a versioned conditional write (retried on BAD_VERSION). Durable. */
+  allocateProducerIdBlock(nodeId: number, size: number): Promise<ProducerIdBlock>;
+
+  /** Closes the session (ephemerals go at once) / flushes the file. */
+  close(): Promise<void>;
+}

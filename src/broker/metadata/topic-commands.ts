@@ -1,0 +1,321 @@
+// The admin command façade (Kafka's AdminZkClient + the waits of its delayed admin operations):
+// CreateTopics, DeleteTopics, CreatePartitions and config changes are validated here and written
+// to the MetadataStore by whichever broker received them; the controller reacts to the store's
+// watches, decides leaders and tells every broker. The command then waits until this broker's
+// own metadata shows the change, so a client that got the answer can use the topic on this
+// broker at once (and Metadata auto-creation can answer with a complete topic).
+
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { Logger } from '../logger.js';
+import type { TopicImage } from './metadata-image.js';
+import { assignReplicas, type PlacementBroker } from './replica-placement.js';
+import type { MetadataStore } from './store/metadata-store.js';
+import { MetadataStoreError } from './store/metadata-store.js';
+import type { BrokerInfo, TopicAssignment } from './store/records.js';
+import { validateTopicOverrides } from './topic-config-validation.js';
+import { collisionKey, topicNameError } from './topic-names.js';
+import type { TopicRecord } from './types.js';
+import { randomUuid } from './uuid.js';
+
+/** Guard against requests that would create absurd numbers of partition directories. */
+export const MAX_PARTITIONS_PER_TOPIC = 10_000;
+
+export interface CreateTopicSpec {
+  readonly name: string;
+  /** -1 = `num.partitions`. */
+  readonly numPartitions: number;
+  /** -1 = `default.replication.factor`. */
+  readonly replicationFactor: number;
+  readonly assignments: readonly { readonly partitionIndex: number; readonly brokerIds: readonly number[] }[];
+  readonly configs: Readonly<Record<string, string | null>>;
+}
+
+/** What the commands read of this broker's metadata, and how they wait for it to catch up. */
+export interface LocalMetadataView {
+  topic(name: string): TopicImage | undefined;
+  brokerConfigs(entity: string): Readonly<Record<string, string>>;
+  /** Resolves true once `done()` holds (checked after every metadata change), false on timeout. */
+  waitFor(done: () => boolean, timeoutMs: number): Promise<boolean>;
+}
+
+export interface TopicCommandsDeps {
+  readonly store: MetadataStore;
+  readonly view: LocalMetadataView;
+  readonly config: Pick<BrokerConfig, 'numPartitions' | 'defaultReplicationFactor' | 'deleteTopicEnable'>;
+  readonly logger: Logger;
+}
+
+/** Default wait for this broker to see a change it wrote (the request's timeout when it has one). */
+export const DEFAULT_PROPAGATION_TIMEOUT_MS = 30_000;
+
+/** Dynamic broker config entity: the store's `<default>` is the image's '' (cluster-wide). */
+const brokerEntity = (entity: string) => (entity === '' ? '<default>' : entity);
+
+export class TopicCommands {
+  constructor(private readonly deps: TopicCommandsDeps) {}
+
+  /** Validates a creation and returns what it would write. Throws KafkaError. */
+  async planTopic(spec: CreateTopicSpec): Promise<TopicRecord> {
+    const nameErr = topicNameError(spec.name);
+    if (nameErr) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
+    const names = await this.#store((s) => s.topicNames());
+    if (names.includes(spec.name))
+      throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${spec.name}' already exists.`);
+    const key = collisionKey(spec.name);
+    const collides = names.find((n) => collisionKey(n) === key);
+    if (collides !== undefined)
+      throw new KafkaError(
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        `Topic '${spec.name}' collides with existing topic: ${collides}`,
+      );
+    const configs = validateTopicOverrides(spec.configs);
+    const brokers = await this.#store((s) => s.liveBrokers());
+    let assignment: number[][];
+    if (spec.assignments.length > 0) {
+      if (spec.numPartitions !== -1 || spec.replicationFactor !== -1) {
+        throw new KafkaError(
+          ErrorCode.INVALID_REQUEST,
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        );
+      }
+      assignment = checkAssignments(spec.assignments, 0, brokers);
+    } else {
+      const n = spec.numPartitions === -1 ? this.deps.config.numPartitions : spec.numPartitions;
+      const rf =
+        spec.replicationFactor === -1 ? this.deps.config.defaultReplicationFactor : spec.replicationFactor;
+      if (n <= 0)
+        throw new KafkaError(
+          ErrorCode.INVALID_PARTITIONS,
+          'Number of partitions was set to an invalid non-positive value.',
+        );
+      if (n > MAX_PARTITIONS_PER_TOPIC)
+        throw new KafkaError(
+          ErrorCode.INVALID_PARTITIONS,
+          `Number of partitions ${n} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`,
+        );
+      if (rf <= 0)
+        throw new KafkaError(
+          ErrorCode.INVALID_REPLICATION_FACTOR,
+          'Replication factor must be larger than 0, or -1 to use the default value.',
+        );
+      assignment = assignReplicas(placementBrokers(brokers), n, rf);
+    }
+    return {
+      name: spec.name,
+      topicId: randomUuid(),
+      partitions: assignment.map((replicas, partition) => ({
+        partition,
+        leader: replicas[0]!,
+        leaderEpoch: 0,
+        replicas,
+        isr: replicas,
+      })),
+      configs,
+    };
+  }
+
+  /**
+   * Creates a topic and waits until this broker serves it with a leader for every partition.
+   * Returns the topic as this broker sees it (or as planned, when the wait timed out).
+   */
+  async createTopic(spec: CreateTopicSpec, timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS): Promise<TopicRecord> {
+    const plan = await this.planTopic(spec);
+    const assignment: TopicAssignment = {
+      name: plan.name,
+      topicId: plan.topicId,
+      partitions: plan.partitions.map((p) => p.replicas),
+    };
+    // NODE_EXISTS: another broker created the name since the check (TOPIC_ALREADY_EXISTS).
+    await this.#store((s) => s.createTopic(assignment, plan.configs));
+    this.deps.logger.log('info', 'created topic', {
+      topic: plan.name,
+      topicId: plan.topicId,
+      partitions: plan.partitions.length,
+    });
+    const { view } = this.deps;
+    const ready = () => {
+      const t = view.topic(plan.name);
+      return t !== undefined && t.topicId === plan.topicId && t.partitions.every((p) => p.leader >= 0);
+    };
+    if (!(await view.waitFor(ready, timeoutMs)))
+      throw new KafkaError(
+        ErrorCode.REQUEST_TIMED_OUT,
+        `Topic '${plan.name}' was created, but its leaders were not known within ${timeoutMs} ms.`,
+      );
+    return view.topic(plan.name) ?? plan;
+  }
+
+  /** Requests the deletion and waits until this broker no longer serves the topic. */
+  async deleteTopic(name: string, timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS): Promise<{ topicId: string }> {
+    if (!this.deps.config.deleteTopicEnable)
+      throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+    const [assignment] = await this.#store((s) => s.assignments([name]));
+    if (assignment === undefined)
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
+    await this.#store((s) => s.requestTopicDeletion(name));
+    this.deps.logger.log('info', 'topic deletion requested', { topic: name, topicId: assignment.topicId });
+    const { view } = this.deps;
+    const gone = () => view.topic(name)?.topicId !== assignment.topicId;
+    if (!(await view.waitFor(gone, timeoutMs)))
+      throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, `Deletion of topic ${name} is still in progress.`);
+    return { topicId: assignment.topicId };
+  }
+
+  /** CreatePartitions: grows `name` to `count` partitions. Throws KafkaError. */
+  async createPartitions(
+    name: string,
+    count: number,
+    assignments: readonly (readonly number[])[] | null,
+    validateOnly: boolean,
+    timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS,
+  ): Promise<void> {
+    const [topic] = await this.#store((s) => s.assignments([name]));
+    if (topic === undefined)
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+    const current = topic.partitions.length;
+    if (count < current)
+      throw new KafkaError(
+        ErrorCode.INVALID_PARTITIONS,
+        `The topic ${name} currently has ${current} partition(s); ${count} would not be an increase.`,
+      );
+    if (count === current)
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
+    if (count > MAX_PARTITIONS_PER_TOPIC)
+      throw new KafkaError(
+        ErrorCode.INVALID_PARTITIONS,
+        `Number of partitions ${count} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`,
+      );
+    const brokers = await this.#store((s) => s.liveBrokers());
+    let added: number[][];
+    if (assignments !== null) {
+      if (assignments.length !== count - current) {
+        throw new KafkaError(
+          ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `Attempted to add ${count - current} additional partition(s), but only ${assignments.length} assignment(s) were specified.`,
+        );
+      }
+      added = checkAssignments(
+        assignments.map((b, i) => ({ partitionIndex: current + i, brokerIds: b })),
+        current,
+        brokers,
+      );
+    } else {
+      // Kafka continues the topic's layout: start where partition 0's preferred leader sits.
+      const ids = placementBrokers(brokers).map((b) => b.nodeId);
+      const start = Math.max(
+        0,
+        ids.findIndex((id) => id >= topic.partitions[0]![0]!),
+      );
+      added = assignReplicas(placementBrokers(brokers), count - current, topic.partitions[0]!.length, {
+        startIndex: start,
+        firstPartition: current,
+      });
+    }
+    if (validateOnly) return;
+    await this.#store((s) => s.setAssignment({ ...topic, partitions: [...topic.partitions, ...added] }));
+    const { view } = this.deps;
+    const ready = () => {
+      const t = view.topic(name);
+      return t !== undefined && t.partitions.length >= count && t.partitions.every((p) => p.leader >= 0);
+    };
+    if (!(await view.waitFor(ready, timeoutMs)))
+      throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, `New partitions of ${name} were not ready in time.`);
+  }
+
+  /** Replaces a topic's overrides (AlterConfigs semantics). Throws KafkaError. */
+  async setTopicConfigs(
+    name: string,
+    overrides: Readonly<Record<string, string | null>>,
+    validateOnly: boolean,
+  ): Promise<void> {
+    const names = await this.#store((s) => s.topicNames());
+    if (!names.includes(name))
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
+    const configs = validateTopicOverrides(overrides);
+    if (validateOnly) return;
+    await this.#store((s) => s.setConfigs({ type: 'topics', name }, configs));
+    const { view } = this.deps;
+    await view.waitFor(() => sameConfigs(view.topic(name)?.configs, configs), DEFAULT_PROPAGATION_TIMEOUT_MS);
+  }
+
+  /** Replaces the dynamic configs of a broker entity ('' = cluster default). Already validated. */
+  async setBrokerConfigs(entity: string, configs: Readonly<Record<string, string>>): Promise<void> {
+    await this.#store((s) => s.setConfigs({ type: 'brokers', name: brokerEntity(entity) }, configs));
+    const { view } = this.deps;
+    await view.waitFor(
+      () => sameConfigs(view.brokerConfigs(entity), configs),
+      DEFAULT_PROPAGATION_TIMEOUT_MS,
+    );
+  }
+
+  /** Store failures as Kafka errors a client understands (and may retry). */
+  async #store<T>(op: (s: MetadataStore) => Promise<T>): Promise<T> {
+    try {
+      return await op(this.deps.store);
+    } catch (e) {
+      if (!(e instanceof MetadataStoreError)) throw e;
+      if (e.code === 'NODE_EXISTS')
+        throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `NODE_EXISTS: ${e.message}`);
+      if (e.code === 'NO_NODE') throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, e.message);
+      // The outcome of a write cut by a lost connection is unknown: the client retries and
+      // finds out (TOPIC_ALREADY_EXISTS), as with Kafka.
+      throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, `metadata store unavailable: ${e.message}`);
+    }
+  }
+}
+
+function placementBrokers(brokers: readonly BrokerInfo[]): PlacementBroker[] {
+  return brokers.map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
+}
+
+function sameConfigs(
+  a: Readonly<Record<string, string>> | undefined,
+  b: Readonly<Record<string, string>>,
+): boolean {
+  if (a === undefined) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+function checkAssignments(
+  assignments: readonly { readonly partitionIndex: number; readonly brokerIds: readonly number[] }[],
+  firstPartition: number,
+  live: readonly BrokerInfo[],
+): number[][] {
+  if (assignments.length > MAX_PARTITIONS_PER_TOPIC)
+    throw new KafkaError(ErrorCode.INVALID_PARTITIONS, 'Too many partitions in the assignment.');
+  const brokers = new Set(live.map((b) => b.nodeId));
+  const sorted = [...assignments].sort((a, b) => a.partitionIndex - b.partitionIndex);
+  const rf = sorted[0]?.brokerIds.length ?? 0;
+  return sorted.map((a, i) => {
+    if (a.partitionIndex !== firstPartition + i) {
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Partitions in the assignment must be consecutive and start at ${firstPartition}`,
+      );
+    }
+    if (a.brokerIds.length === 0)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Empty replica list for partition ${a.partitionIndex}.`,
+      );
+    if (a.brokerIds.length !== rf)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        'All partitions should have the same number of replicas.',
+      );
+    if (new Set(a.brokerIds).size !== a.brokerIds.length)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Duplicate brokers in the assignment of partition ${a.partitionIndex}.`,
+      );
+    const unknown = a.brokerIds.find((b) => !brokers.has(b));
+    if (unknown !== undefined)
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `Broker ${unknown} in the assignment of partition ${a.partitionIndex} is not registered.`,
+      );
+    return [...a.brokerIds];
+  });
+}
