@@ -37,6 +37,8 @@ export interface BrokerHandle {
   readonly clusterId: string;
   /** `host:port`, handy as a bootstrap string. */
   readonly bootstrap: string;
+  /** The address the listener is bound to (may differ from the advertised host/port). */
+  readonly listener: { readonly host: string; readonly port: number };
   readonly services: BrokerServices;
   /** Graceful stop: answers what was received, flushes, checkpoints. Idempotent. */
   close(): Promise<void>;
@@ -139,6 +141,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     nodeId: config.nodeId,
     clusterId: image.clusterId,
     bootstrap: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+    listener: { host: server.host, port: server.port },
     services,
     close() {
       closing ??= (async () => {

@@ -1,18 +1,22 @@
 // Entry point of the `samsa` command (`bin/samsa.js` imports the compiled form of this file).
 
-import { ConfigError } from '../broker/config/broker-config.js';
-import { PropertiesSyntaxError } from '../broker/config/properties.js';
-import { runStart, START_USAGE, UsageError } from './start.js';
+import { runStart } from './start.js';
+import { didYouMean } from './suggest.js';
+import { packageVersion } from './version.js';
 
 const USAGE = `Usage: samsa <command> [options]
 
 Commands:
   start     run a broker (samsa start --help)
-  topics    create, delete, list, describe topics (samsa topics --help)
+  topics    create, alter, delete, list, describe topics (samsa topics --help)
   produce   send lines of stdin as records (samsa produce --help)
   consume   print records (samsa consume --help)
   perf      benchmarks: samsa perf produce --help, samsa perf consume --help
+
+  samsa --version prints the version.
 `;
+
+const COMMANDS = ['start', 'topics', 'produce', 'consume', 'perf', 'help'];
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -21,7 +25,8 @@ async function main(argv: readonly string[]): Promise<number> {
       await runStart(rest);
       return -1; // keeps running until a signal
     case 'perf':
-      if (rest[0] === 'consume') return (await import('./commands/perf-consume.js')).runPerfConsume(rest.slice(1));
+      if (rest[0] === 'consume')
+        return (await import('./commands/perf-consume.js')).runPerfConsume(rest.slice(1));
       return (await import('./commands/perf-produce.js')).runPerf(rest);
     case 'consume':
       return (await import('./commands/consume.js')).runConsume(rest);
@@ -35,8 +40,15 @@ async function main(argv: readonly string[]): Promise<number> {
     case '-h':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
+    case '--version':
+    case '-V':
+    case 'version':
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
     default:
-      process.stderr.write(`samsa: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+      process.stderr.write(
+        `samsa: unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS)}; samsa --help lists the commands\n`,
+      );
       return 1;
   }
 }
@@ -45,16 +57,13 @@ main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code;
   },
-  (e: unknown) => {
+  async (e: unknown) => {
+    // One line for what the user can fix (a bad flag or config, a port in use, a log dir that is
+    // a file); a stack only for what nobody foresaw.
+    const { describeFailure } = await import('./errors.js');
+    const line = describeFailure(e);
     const err = e instanceof Error ? e : new Error(String(e));
-    const code = (err as { code?: string }).code ?? '';
-    if (err instanceof UsageError || code.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`samsa: ${err.message}\n\n${START_USAGE}`);
-    } else if (err instanceof ConfigError || err instanceof PropertiesSyntaxError) {
-      process.stderr.write(`samsa: invalid configuration: ${err.message}\n`);
-    } else {
-      process.stderr.write(`samsa: ${err.stack ?? err.message}\n`);
-    }
+    process.stderr.write(`samsa: ${line ?? err.stack ?? err.message}\n`);
     process.exit(1);
   },
 );

@@ -1,13 +1,14 @@
 // `samsa start`: runs one broker in this process until SIGINT/SIGTERM, then stops gracefully
 // (answers in-flight requests, flushes, writes checkpoints). A second signal exits at once.
+// Like kafka-server-start, a lone argument is the server.properties file.
 
-import { parseArgs } from 'node:util';
-import { startBroker } from '../broker/broker.js';
-import { loadBrokerConfig } from '../broker/config/broker-config.js';
+import type { BrokerConfig } from '../broker/config/broker-config.js';
 import type { LogLevel } from '../broker/logger.js';
+import { CommandUsageError, parseCommand } from './commands/common.js';
+import { configKeyReport } from './config-warnings.js';
 import { consoleLogger } from './console-logger.js';
 
-export const START_USAGE = `Usage: samsa start [options]
+export const START_USAGE = `Usage: samsa start [server.properties] [options]
 
   --config FILE          Kafka-style server.properties
   --host HOST            address to listen on (default 127.0.0.1)
@@ -18,7 +19,8 @@ export const START_USAGE = `Usage: samsa start [options]
   --log-level LEVEL      debug | info | warn | error (default info)
 `;
 
-export class UsageError extends Error {}
+/** A mistake on `samsa start`'s command line. */
+export class UsageError extends CommandUsageError {}
 
 function parseIntFlag(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -27,11 +29,32 @@ function parseIntFlag(name: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** What the banner says: the address bound, and the one given to clients when it differs. */
+export function startBanner(
+  b: {
+    nodeId: number;
+    clusterId: string;
+    host: string;
+    port: number;
+    listener: { host: string; port: number };
+  },
+  config: BrokerConfig,
+): string {
+  const bound = hostPort(b.listener.host, b.listener.port);
+  const wildcard = b.listener.host === '0.0.0.0' || b.listener.host === '::' ? ' (all interfaces)' : '';
+  const advertised = hostPort(b.host, b.port);
+  const adv = advertised === bound ? '' : `, advertised to clients as ${advertised}`;
+  return `samsa broker ${b.nodeId} listening on ${bound}${wildcard}${adv} (cluster ${b.clusterId}, data in ${config.logDirs.join(',')})\n`;
+}
+
 export async function runStart(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseCommand({
     args: [...argv],
-    strict: true,
-    allowPositionals: false,
+    allowPositionals: true,
     options: {
       config: { type: 'string' },
       host: { type: 'string' },
@@ -47,6 +70,11 @@ export async function runStart(argv: readonly string[]): Promise<void> {
     process.stdout.write(START_USAGE);
     return;
   }
+  if (positionals.length > 1 || (positionals.length === 1 && values.config !== undefined))
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(positionals.at(-1))} (one config file at most)`,
+    );
+  const configFile = values.config ?? positionals[0];
   const overrides: Record<string, string> = {};
   for (const o of values.override ?? []) {
     const eq = o.indexOf('=');
@@ -54,21 +82,28 @@ export async function runStart(argv: readonly string[]): Promise<void> {
     overrides[o.slice(0, eq).trim()] = o.slice(eq + 1);
   }
   const level = (values['log-level'] ?? 'info') as LogLevel;
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new UsageError(`unknown log level ${level}`);
+  if (!['debug', 'info', 'warn', 'error'].includes(level))
+    throw new UsageError(`unknown log level ${JSON.stringify(level)} (debug, info, warn or error)`);
   const port = parseIntFlag('port', values.port);
+  if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   const nodeId = parseIntFlag('node-id', values['node-id']);
+  const { loadBrokerConfig } = await import('../broker/config/broker-config.js');
   const config = loadBrokerConfig({
-    ...(values.config !== undefined ? { configFile: values.config } : {}),
+    ...(configFile !== undefined ? { configFile } : {}),
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
     ...(nodeId !== undefined ? { nodeId } : {}),
     overrides,
   });
-  const broker = await startBroker({ config, logger: consoleLogger(level) });
-  process.stdout.write(
-    `samsa broker ${broker.nodeId} listening on ${broker.bootstrap} (cluster ${broker.clusterId}, data in ${config.logDirs.join(',')})\n`,
-  );
+  const logger = consoleLogger(level);
+  const report = configKeyReport(config.props.keys());
+  for (const line of report.unknown) logger.log('warn', line);
+  if (report.noEffect.length > 0)
+    logger.log('info', `Kafka configs that have no effect in samsa: ${report.noEffect.join(', ')}`);
+  const { startBroker } = await import('../broker/broker.js');
+  const broker = await startBroker({ config, logger });
+  process.stdout.write(startBanner(broker, config));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {

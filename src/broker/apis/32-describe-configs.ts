@@ -54,6 +54,8 @@ export default defineApi<DescribeConfigsRequest, DescribeConfigsResponse>({
               ...e,
               value: res.overrides[e.name]!,
               source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+              // Kafka keeps only the cluster-default synonyms when describing the cluster default.
+              synonyms: e.synonyms.filter((s) => s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
             }));
         } else entries = broker.configs.describeBroker(r.configurationKeys);
         return {

@@ -7,7 +7,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { decodeRequestHeader, encodeResponse } from '../../protocol/messages/frame.js';
 import { apiVersionsApi } from '../../protocol/messages/generated/api-versions.js';
-import { DecodeError } from '../../protocol/primitives/errors.js';
+import { DecodeError, EncodeError } from '../../protocol/primitives/errors.js';
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../network/connection.js';
 import { apiVersionsResponse } from './18-api-versions.js';
 import { CloseConnection, NO_RESPONSE, type RequestContext } from './api.js';
@@ -17,7 +17,52 @@ const API_VERSIONS_KEY = 18;
 /** ApiKey int16 + ApiVersion int16 + CorrelationId int32. */
 const FIXED_HEADER_BYTES = 8;
 
-const close = (reason: string): RequestOutcome => ({ kind: 'close', reason });
+/** A request refused for what it is (not for a broker failure): logged at warn by the connection. */
+const close = (reason: string): RequestOutcome => ({ kind: 'close', reason, rejected: true });
+
+/** Longest error message we send back; client-supplied text is echoed in messages. */
+const MAX_ERROR_MESSAGE = 1024;
+const MAX_STRING_BYTES = 32767;
+
+/**
+ * A copy of a response body whose `errorMessage` strings are cut to MAX_ERROR_MESSAGE characters
+ * (and any other string to the protocol's limit), or null when nothing needed cutting. Messages
+ * quote what the client sent (a 32,767-character topic name), so they can outgrow the limit.
+ */
+function withBoundedStrings(value: unknown, key = ''): { value: unknown; changed: boolean } {
+  if (typeof value === 'string') {
+    if (key === 'errorMessage' && value.length > MAX_ERROR_MESSAGE)
+      return { value: `${value.slice(0, MAX_ERROR_MESSAGE)}... (${value.length} characters)`, changed: true };
+    if (Buffer.byteLength(value) > MAX_STRING_BYTES)
+      return {
+        value: Buffer.from(value)
+          .subarray(0, MAX_STRING_BYTES - 4)
+          .toString(),
+        changed: true,
+      };
+    return { value, changed: false };
+  }
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const r = withBoundedStrings(v);
+      changed ||= r.changed;
+      return r.value;
+    });
+    return changed ? { value: out, changed } : { value, changed };
+  }
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const r = withBoundedStrings(v, k);
+      changed ||= r.changed;
+      out[k] = r.value;
+    }
+    return changed ? { value: out, changed } : { value, changed };
+  }
+  return { value, changed: false };
+}
 
 /** Runs every callback, the first time only. */
 function once(callbacks: readonly (() => void)[]): () => void {
@@ -74,7 +119,15 @@ export class Dispatcher implements RequestHandler {
       onSent?.();
       return result === NO_RESPONSE ? { kind: 'none' } : close(result.reason);
     }
-    const chunks = encodeResponse(handler.api, version, correlationId, result);
+    let chunks: Buffer[];
+    try {
+      chunks = encodeResponse(handler.api, version, correlationId, result);
+    } catch (e) {
+      const bounded =
+        e instanceof EncodeError && e.code === 'STRING_TOO_LONG' ? withBoundedStrings(result) : null;
+      if (!bounded?.changed) throw e;
+      chunks = encodeResponse(handler.api, version, correlationId, bounded.value as typeof result);
+    }
     return onSent ? { kind: 'respond', chunks, onSent } : { kind: 'respond', chunks };
   }
 }

@@ -32,6 +32,23 @@ export interface DynamicBrokerConfigs {
   readonly broker: Readonly<Record<string, string>>;
 }
 
+/**
+ * Kafka's DynamicBrokerConfig.brokerConfigSynonyms: the broker keys that configure the same
+ * thing, most specific first (log.flush.scheduler.interval.ms is the default of
+ * log.flush.interval.ms, not the other way round).
+ */
+export function brokerSynonyms(name: string): readonly string[] {
+  for (const group of SYNONYM_GROUPS) if (group.includes(name)) return group;
+  if (name === 'log.flush.interval.ms') return ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'];
+  return [name];
+}
+
+const SYNONYM_GROUPS: readonly (readonly string[])[] = [
+  ['log.roll.ms', 'log.roll.hours'],
+  ['log.roll.jitter.ms', 'log.roll.jitter.hours'],
+  ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'],
+];
+
 export class ConfigResolver {
   constructor(
     private readonly staticProps: ReadonlyMap<string, string>,
@@ -56,21 +73,44 @@ export class ConfigResolver {
     return this.brokerSources(name)[0]?.value ?? BROKER_CONFIGS.get(name)?.default ?? null;
   }
 
+  /**
+   * Kafka's ConfigHelper.configSynonyms: every source of `names` (dynamic per-broker, dynamic
+   * cluster default, static, Kafka default; each in synonym order), then only the entries from
+   * the first one named `name` on. So `log.retention.ms` lists `log.retention.hours` after
+   * itself, but a value that comes from `log.retention.hours` alone gives `log.retention.ms` (and
+   * the topic's `retention.ms`) no synonyms and the DEFAULT_CONFIG source, exactly as Kafka.
+   */
+  private configSynonyms(name: string, names: readonly string[]): ConfigSynonymEntry[] {
+    const d = this.dynamic();
+    const all: ConfigSynonymEntry[] = [];
+    const add = (map: (n: string) => string | null | undefined, source: number) => {
+      for (const n of names) {
+        const value = map(n);
+        if (value !== undefined && value !== null) all.push({ name: n, value, source });
+      }
+    };
+    add((n) => d.broker[n], ConfigSource.DYNAMIC_BROKER_CONFIG);
+    add((n) => d.cluster[n], ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+    add((n) => this.staticProps.get(n), ConfigSource.STATIC_BROKER_CONFIG);
+    add((n) => BROKER_CONFIGS.get(n)?.default, ConfigSource.DEFAULT_CONFIG);
+    const first = all.findIndex((e) => e.name === name);
+    return first < 0 ? [] : all.slice(first);
+  }
+
   describeBroker(names: readonly string[] | null): ConfigEntry[] {
     const keys = names ?? [...new Set([...BROKER_CONFIGS.keys(), ...this.staticProps.keys()])].sort();
     const out: ConfigEntry[] = [];
     for (const name of keys) {
       const def = BROKER_CONFIGS.get(name);
       if (!def && !this.staticProps.has(name)) continue;
-      const synonyms = this.brokerSources(name);
-      if (def && def.default !== null)
-        synonyms.push({ name, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
-      const first = synonyms[0] ?? { value: null, source: ConfigSource.DEFAULT_CONFIG };
       const sensitive = def?.type === 'password';
+      const synonyms = this.configSynonyms(name, brokerSynonyms(name)).map((s) =>
+        sensitive ? { ...s, value: null } : s,
+      );
       out.push({
         name,
-        value: sensitive ? null : first.value,
-        source: first.source,
+        value: sensitive ? null : this.brokerValue(name),
+        source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
         type: def?.type ?? 'string',
         readOnly: !(def?.dynamic ?? false),
         isSensitive: sensitive,
@@ -129,19 +169,16 @@ export class ConfigResolver {
     for (const name of keys) {
       const def = TOPIC_CONFIGS.get(name);
       if (!def) continue;
-      const synonyms: ConfigSynonymEntry[] = [];
+      // Kafka's createTopicConfigEntry: the override, then the synonyms of the topic key's
+      // primary broker key (ServerTopicConfigSynonyms), cut as configSynonyms cuts them.
+      const primary = def.synonyms[0]?.name;
+      const synonyms = primary === undefined ? [] : this.configSynonyms(primary, brokerSynonyms(primary));
       if (overrides[name] !== undefined)
-        synonyms.push({ name, value: overrides[name]!, source: ConfigSource.TOPIC_CONFIG });
-      synonyms.push(...this.topicDefaultChain(def));
-      const first = synonyms[0];
+        synonyms.unshift({ name, value: overrides[name]!, source: ConfigSource.TOPIC_CONFIG });
       out.push({
         name,
-        value: first
-          ? first.source === ConfigSource.TOPIC_CONFIG
-            ? first.value
-            : this.convertSynonym(def, first)
-          : def.default,
-        source: first ? first.source : ConfigSource.DEFAULT_CONFIG,
+        value: this.topicValue(name, overrides),
+        source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
         type: def.type,
         readOnly: false,
         isSensitive: false,

@@ -18,6 +18,8 @@ export interface TopicConfigDef extends ConfigDef {
 
 const hoursToMs = (v: string): string => String(BigInt(v.trim()) * 3_600_000n);
 const minutesToMs = (v: string): string => String(BigInt(v.trim()) * 60_000n);
+/** Kafka's logRetentionTimeMillis: any negative retention from the broker keys means -1 (forever). */
+const atLeastMinusOne = (ms: string): string => (BigInt(ms) < 0n ? '-1' : ms);
 
 export const COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'] as const;
 
@@ -80,7 +82,14 @@ const DEFS: readonly TopicConfigDef[] = [
     'Messages between forced fsyncs.',
     atLeast(1),
   ),
-  def('flush.ms', 'long', LONG_MAX, ['log.flush.interval.ms'], 'Time between forced fsyncs.', atLeast(0)),
+  def(
+    'flush.ms',
+    'long',
+    LONG_MAX,
+    ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'],
+    'Time between forced fsyncs.',
+    atLeast(0),
+  ),
   def('follower.replication.throttled.replicas', 'list', '', [], 'Throttled follower replicas.'),
   def(
     'index.interval.bytes',
@@ -201,8 +210,8 @@ const DEFS: readonly TopicConfigDef[] = [
     '604800000',
     [
       'log.retention.ms',
-      { name: 'log.retention.minutes', convert: minutesToMs },
-      { name: 'log.retention.hours', convert: hoursToMs },
+      { name: 'log.retention.minutes', convert: (v) => atLeastMinusOne(minutesToMs(v)) },
+      { name: 'log.retention.hours', convert: (v) => atLeastMinusOne(hoursToMs(v)) },
     ],
     'Max age of a segment before deletion.',
     atLeast(-1),

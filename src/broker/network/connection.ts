@@ -18,6 +18,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { BufferPool } from './buffer-pool.js';
 import type { MemoryPool } from './memory-pool.js';
+import type { RejectionLog } from './rejection-log.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -37,7 +38,12 @@ export type RequestOutcome =
       readonly onSent?: () => void;
     }
   | { readonly kind: 'none' }
-  | { readonly kind: 'close'; readonly reason: string };
+  | {
+      readonly kind: 'close';
+      readonly reason: string;
+      /** The request was refused as malformed or hostile: worth a (rate-limited) warning. */
+      readonly rejected?: boolean;
+    };
 
 /** Per-connection facts handlers may read (and state they may keep, e.g. the client name). */
 export interface ConnectionContext {
@@ -68,6 +74,8 @@ export interface ConnectionOptions {
   readonly maxBacklogBytes?: number;
   readonly handler: RequestHandler;
   readonly logger: Logger;
+  /** Where refused requests are reported (rate-limited warnings); absent = debug log only. */
+  readonly rejections?: RejectionLog;
 }
 
 type PauseReason = 'memory' | 'drain' | 'shutdown' | 'backlog';
@@ -153,7 +161,9 @@ export class Connection {
         if (this.pendingBytes < 4) return;
         const size = this.readSizePrefix();
         if (size < 0 || size > this.opts.maxRequestBytes) {
-          this.close(`invalid request size ${size} (socket.request.max.bytes ${this.opts.maxRequestBytes})`);
+          const reason = `invalid request size ${size} (socket.request.max.bytes ${this.opts.maxRequestBytes})`;
+          this.opts.rejections?.report(this.context.remoteAddress, reason);
+          this.close(reason);
           return;
         }
         this.frameSize = size;
@@ -311,6 +321,7 @@ export class Connection {
       const outcome = slot.outcome!;
       if (outcome.kind === 'respond') this.write(outcome);
       else if (outcome.kind === 'close') {
+        if (outcome.rejected) this.opts.rejections?.report(this.context.remoteAddress, outcome.reason);
         this.opts.logger.log('debug', 'closing connection', {
           conn: this.context.remoteAddress,
           reason: outcome.reason,

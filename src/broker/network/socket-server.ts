@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { BufferPool } from './buffer-pool.js';
 import { Connection, type RequestHandler } from './connection.js';
 import { MemoryPool } from './memory-pool.js';
+import { RejectionLog } from './rejection-log.js';
 
 export interface SocketServerOptions {
   readonly host: string;
@@ -31,6 +32,7 @@ export class SocketServer {
   readonly buffers: BufferPool;
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  private readonly rejections: RejectionLog;
   private nextId = 1;
   private boundPort = -1;
   private boundHost = '';
@@ -38,6 +40,7 @@ export class SocketServer {
   constructor(private readonly opts: SocketServerOptions) {
     this.pool = new MemoryPool(opts.queuedMaxRequestBytes);
     this.buffers = opts.buffers ?? new BufferPool();
+    this.rejections = new RejectionLog(opts.logger);
     // allowHalfOpen: a client that sends its request and then shuts down its write side still
     // gets the answer before we close.
     this.server = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s));
@@ -84,6 +87,7 @@ export class SocketServer {
         maxBacklogBytes: this.opts.maxBacklogBytes,
         handler: this.opts.handler,
         logger: this.opts.logger,
+        rejections: this.rejections,
       },
       (c) => this.connections.delete(c),
     );

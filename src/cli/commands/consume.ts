@@ -1,29 +1,27 @@
-// `samsa consume`: print records to stdout, like kafka-console-consumer.
+// `samsa consume`: print records to stdout, like kafka-console-consumer, with its flags:
 //   samsa consume --topic T [--bootstrap-server H:P] [--group G] [--from-beginning]
 //                 [--partition P [--offset O|earliest|latest]] [--max-messages N] [--timeout-ms MS]
-//                 [--property print.key=true ...] [--print-key] [--print-headers] [--print-timestamp]
-//                 [--consumer-props k=v ...]
-// Output per record, fields separated by key.separator (default TAB), in Kafka's order:
-// [CreateTime:ts] [Partition:p] [Offset:o] [h1:v1,h2:v2 | NO_HEADERS] [key] value; nulls print as
-// "null". Without --group the consumer is standalone (no offsets committed), as Kafka's tool
-// does with a random group. Ends after --max-messages, --timeout-ms of silence, or SIGINT/SIGTERM,
-// then prints "Processed a total of N messages" to stderr.
-import { parseArgs } from 'node:util';
-import {
-  Consumer,
-  type ConsumerOptions,
-  type ConsumerRecord,
-  consumerOptionsFromProperties,
-} from '../../client/consumer/index.js';
+//                 [--property print.key=true ...] [--formatter-config FILE]
+//                 [--consumer-property k=v ...] [--consumer.config FILE]
+// Output per record, fields separated by key.separator (default TAB), in Kafka's order (its
+// DefaultMessageFormatter): [CreateTime:ts] [Partition:p] [Offset:o] [h1:v1,h2:v2 | NO_HEADERS]
+// [key] [value], then line.separator; nulls print as null.literal ("null"). Without --group the
+// consumer is standalone (no offsets committed), as Kafka's tool does with a random group. Ends
+// after --max-messages, --timeout-ms of silence, or SIGINT/SIGTERM, then prints "Processed a
+// total of N messages" to stderr.
+import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../client/consumer/index.js';
+import { clientOptionsFrom, readPropertiesFile } from '../client-props.js';
+import { ensureReachable, REACH_TIMEOUT_MS } from '../reach.js';
+import { didYouMean } from '../suggest.js';
 import {
   type CommandIO,
   CommandUsageError,
-  normalizeArgs,
+  parseCommand,
   parseKeyValues,
   processIO,
   runCommand,
   topicUnlessHelp,
-} from './produce.js';
+} from './common.js';
 
 export const CONSUME_USAGE = `Usage: samsa consume --topic TOPIC [options]
 
@@ -35,99 +33,171 @@ export const CONSUME_USAGE = `Usage: samsa consume --topic TOPIC [options]
   --max-messages N               stop after N records
   --timeout-ms MS                stop after MS without a record
   --isolation-level LEVEL        read_committed (default) or read_uncommitted
-  --property K=V ...             print.key, print.headers, print.timestamp, print.partition,
-                                 print.offset, key.separator, headers.separator
+  --property K=V ...             print.key, print.value, print.headers, print.timestamp,
+                                 print.partition, print.offset, key.separator, line.separator,
+                                 headers.separator, null.literal
+  --formatter-config FILE        those properties from a file
   --print-key --print-headers --print-timestamp   shorthands for the print.* properties
-  --consumer-props K=V ...       consumer properties (max.poll.records, fetch.max.wait.ms, ...)
+  --consumer-property K=V ...    consumer properties (max.poll.records, fetch.max.wait.ms, ...);
+                                 also --consumer-props
+  --consumer.config FILE         consumer properties from a file (flags win)
+  --key-deserializer CLASS --value-deserializer CLASS   accepted; records print as UTF-8
 `;
 
 export interface PrintOptions {
   key: boolean;
+  value: boolean;
   headers: boolean;
   timestamp: boolean;
   partition: boolean;
   offset: boolean;
   separator: string;
+  lineSeparator: string;
   headersSeparator: string;
+  nullLiteral: string;
 }
 
 /** One output line for a record (exported for tests). */
 export function formatRecord(r: ConsumerRecord, p: PrintOptions): string {
   const fields: string[] = [];
-  if (p.timestamp) fields.push(`${r.timestampType}:${r.timestamp}`);
+  const text = (b: Buffer | null) => (b === null ? p.nullLiteral : b.toString());
+  if (p.timestamp) fields.push(r.timestamp < 0 ? 'NO_TIMESTAMP' : `${r.timestampType}:${r.timestamp}`);
   if (p.partition) fields.push(`Partition:${r.partition}`);
   if (p.offset) fields.push(`Offset:${r.offset}`);
   if (p.headers) {
     fields.push(
       r.headers.length === 0
         ? 'NO_HEADERS'
-        : r.headers
-            .map((h) => `${h.key}:${h.value === null ? 'null' : h.value.toString()}`)
-            .join(p.headersSeparator),
+        : r.headers.map((h) => `${h.key}:${text(h.value)}`).join(p.headersSeparator),
     );
   }
-  if (p.key) fields.push(r.key === null ? 'null' : r.key.toString());
-  fields.push(r.value === null ? 'null' : r.value.toString());
-  return `${fields.join(p.separator)}\n`;
+  if (p.key) fields.push(text(r.key));
+  if (p.value) fields.push(text(r.value));
+  return `${fields.join(p.separator)}${p.lineSeparator}`;
 }
 
-function bool(v: string | undefined, flag: boolean | undefined): boolean {
-  return flag === true || v === 'true';
+const FORMATTER_KEYS = [
+  'print.key',
+  'print.value',
+  'print.headers',
+  'print.timestamp',
+  'print.partition',
+  'print.offset',
+  'key.separator',
+  'line.separator',
+  'headers.separator',
+  'null.literal',
+  'key.deserializer',
+  'value.deserializer',
+  'headers.deserializer',
+];
+
+/** Print options from formatter properties (Kafka's names) and the shorthand flags. */
+export function printOptions(
+  props: Readonly<Record<string, string>>,
+  flags: { key?: boolean; headers?: boolean; timestamp?: boolean },
+  warn: (line: string) => void = () => {},
+): PrintOptions {
+  for (const k of Object.keys(props)) {
+    if (!FORMATTER_KEYS.includes(k))
+      warn(`samsa: ignoring unknown --property ${k}${didYouMean(k, FORMATTER_KEYS)}`);
+    else if (k.endsWith('.deserializer') && !/StringDeserializer$|ByteArrayDeserializer$/.test(props[k]!))
+      warn(`samsa: ignoring ${k}=${props[k]}: records are printed as UTF-8 text`);
+  }
+  const bool = (k: string, dflt: boolean, flag?: boolean) =>
+    flag === true || (props[k] === undefined ? dflt : props[k]!.trim().toLowerCase() === 'true');
+  return {
+    key: bool('print.key', false, flags.key),
+    value: bool('print.value', true),
+    headers: bool('print.headers', false, flags.headers),
+    timestamp: bool('print.timestamp', false, flags.timestamp),
+    partition: bool('print.partition', false),
+    offset: bool('print.offset', false),
+    separator: props['key.separator'] ?? '\t',
+    lineSeparator: props['line.separator'] ?? '\n',
+    headersSeparator: props['headers.separator'] ?? ',',
+    nullLiteral: props['null.literal'] ?? 'null',
+  };
 }
 
 export async function runConsume(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   return runCommand(io, CONSUME_USAGE, async () => {
-    const { values } = parseArgs({
-      args: normalizeArgs(argv, ['property', 'consumer-props']),
-      options: {
-        topic: { type: 'string' },
-        'bootstrap-server': { type: 'string' },
-        group: { type: 'string' },
-        'from-beginning': { type: 'boolean' },
-        partition: { type: 'string' },
-        offset: { type: 'string' },
-        'max-messages': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'isolation-level': { type: 'string' },
-        property: { type: 'string', multiple: true },
-        'print-key': { type: 'boolean' },
-        'print-headers': { type: 'boolean' },
-        'print-timestamp': { type: 'boolean' },
-        'consumer-props': { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
+    const { values } = parseCommand(
+      {
+        args: [...argv],
+        options: {
+          topic: { type: 'string' },
+          'bootstrap-server': { type: 'string' },
+          group: { type: 'string' },
+          'from-beginning': { type: 'boolean' },
+          partition: { type: 'string' },
+          offset: { type: 'string' },
+          'max-messages': { type: 'string' },
+          'timeout-ms': { type: 'string' },
+          'isolation-level': { type: 'string' },
+          property: { type: 'string', multiple: true },
+          'formatter-config': { type: 'string' },
+          'print-key': { type: 'boolean' },
+          'print-headers': { type: 'boolean' },
+          'print-timestamp': { type: 'boolean' },
+          'consumer-props': { type: 'string', multiple: true },
+          'consumer-property': { type: 'string', multiple: true },
+          'consumer.config': { type: 'string' },
+          'key-deserializer': { type: 'string' },
+          'value-deserializer': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
       },
-    });
+      ['property', 'consumer-props', 'consumer-property'],
+    );
     const topic = topicUnlessHelp(io, CONSUME_USAGE, values);
     if (topic === null) return 0;
+    const warn = (line: string) => io.stderr.write(`${line}\n`);
     if (values.partition !== undefined && values.group !== undefined)
       throw new CommandUsageError('--partition and --group are exclusive');
     if (values.offset !== undefined && values.partition === undefined)
       throw new CommandUsageError('--offset needs --partition');
-    const props = parseKeyValues(values.property ?? [], '--property');
-    const print: PrintOptions = {
-      key: bool(props['print.key'], values['print-key']),
-      headers: bool(props['print.headers'], values['print-headers']),
-      timestamp: bool(props['print.timestamp'], values['print-timestamp']),
-      partition: bool(props['print.partition'], false),
-      offset: bool(props['print.offset'], false),
-      separator: props['key.separator'] ?? '\t',
-      headersSeparator: props['headers.separator'] ?? ',',
+    const formatterProps = {
+      ...(values['formatter-config']
+        ? readPropertiesFile(values['formatter-config'], '--formatter-config')
+        : {}),
+      ...parseKeyValues(values.property ?? [], '--property'),
     };
+    if (values['key-deserializer']) formatterProps['key.deserializer'] = values['key-deserializer'];
+    if (values['value-deserializer']) formatterProps['value.deserializer'] = values['value-deserializer'];
+    const print = printOptions(
+      formatterProps,
+      { key: values['print-key'], headers: values['print-headers'], timestamp: values['print-timestamp'] },
+      warn,
+    );
     const max =
       values['max-messages'] === undefined ? Number.POSITIVE_INFINITY : Number(values['max-messages']);
     if (!(max > 0)) throw new CommandUsageError('--max-messages must be a positive integer');
     const idle = values['timeout-ms'] === undefined ? Number.POSITIVE_INFINITY : Number(values['timeout-ms']);
     if (!(idle >= 0)) throw new CommandUsageError('--timeout-ms must be ≥ 0');
+    const props = {
+      ...(values['consumer.config']
+        ? readPropertiesFile(values['consumer.config'], '--consumer.config')
+        : {}),
+      ...parseKeyValues(values['consumer-props'] ?? [], '--consumer-props'),
+      ...parseKeyValues(values['consumer-property'] ?? [], '--consumer-property'),
+    };
+    const fromProps = clientOptionsFrom('consumer', props, warn) as Partial<ConsumerOptions>;
+    const group = values.group ?? fromProps.groupId;
     const opts: ConsumerOptions = {
-      ...consumerOptionsFromProperties(parseKeyValues(values['consumer-props'] ?? [], '--consumer-props')),
-      bootstrapServers: values['bootstrap-server'] ?? '127.0.0.1:9092',
       clientId: 'samsa-console-consumer',
-      autoOffsetReset: values['from-beginning'] ? 'earliest' : 'latest',
+      ...fromProps,
+      bootstrapServers: values['bootstrap-server'] ?? fromProps.bootstrapServers ?? '127.0.0.1:9092',
+      autoOffsetReset: values['from-beginning'] ? 'earliest' : (fromProps.autoOffsetReset ?? 'latest'),
       ...(values['isolation-level']
         ? { isolationLevel: values['isolation-level'] as ConsumerOptions['isolationLevel'] }
         : {}),
-      ...(values.group ? { groupId: values.group, enableAutoCommit: false } : {}),
+      ...(group ? { groupId: group, enableAutoCommit: false } : {}),
     };
+    if (group !== undefined && values.partition !== undefined)
+      throw new CommandUsageError('--partition and group.id are exclusive');
+    // With --timeout-ms the whole command ends by then, an unreachable broker included.
+    await ensureReachable(String(opts.bootstrapServers), io, Math.min(REACH_TIMEOUT_MS, idle));
     const consumer = new Consumer(opts);
     const stop = () => consumer.wakeup();
     process.once('SIGINT', stop);
@@ -135,7 +205,7 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
     let count = 0;
     const printed = new Map<string, { topic: string; partition: number; offset: bigint }>();
     try {
-      if (values.group) consumer.subscribe([topic]);
+      if (group) consumer.subscribe([topic]);
       else
         await assignStandalone(
           consumer,
@@ -164,11 +234,10 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
           });
           count++;
         }
-        if (values.group && printed.size > 0)
-          void consumer.commitAsync([...printed.values()]).catch(() => {});
+        if (group && printed.size > 0) void consumer.commitAsync([...printed.values()]).catch(() => {});
       }
       // Commit exactly what was printed (a poll may return more than --max-messages).
-      if (values.group && printed.size > 0) await consumer.commitSync([...printed.values()]).catch(() => {});
+      if (group && printed.size > 0) await consumer.commitSync([...printed.values()]).catch(() => {});
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);

@@ -7,21 +7,18 @@
 //   rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
 // Bytes count keys plus values; "rebalance time" is the time until partitions were first
 // assigned, and fetch time the rest, as in Kafka's tool.
-import { parseArgs } from 'node:util';
-import {
-  Consumer,
-  type ConsumerOptions,
-  consumerOptionsFromProperties,
-} from '../../client/consumer/index.js';
+import { Consumer, type ConsumerOptions } from '../../client/consumer/index.js';
+import { clientOptionsFrom, readPropertiesFile } from '../client-props.js';
+import { ensureReachable } from '../reach.js';
 import {
   type CommandIO,
   CommandUsageError,
-  normalizeArgs,
+  parseCommand,
   parseKeyValues,
   processIO,
   runCommand,
   topicUnlessHelp,
-} from './produce.js';
+} from './common.js';
 
 export const PERF_CONSUME_USAGE = `Usage: samsa perf consume --topic TOPIC --messages N [options]
 
@@ -33,6 +30,7 @@ export const PERF_CONSUME_USAGE = `Usage: samsa perf consume --topic TOPIC --mes
   --show-detailed-stats          print a row every --reporting-interval ms (default 5000)
   --hide-header                  do not print the header
   --consumer-props K=V ...       consumer properties (max.poll.records, fetch.max.wait.ms, ...)
+  --consumer.config FILE         consumer properties from a file (--consumer-props win)
 `;
 
 const HEADER_TAIL = ', rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
@@ -128,23 +126,27 @@ export async function perfConsume(
 
 export async function runPerfConsume(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   return runCommand(io, PERF_CONSUME_USAGE, async () => {
-    const { values } = parseArgs({
-      args: normalizeArgs(argv, ['consumer-props']),
-      options: {
-        topic: { type: 'string' },
-        messages: { type: 'string' },
-        group: { type: 'string' },
-        'bootstrap-server': { type: 'string' },
-        'fetch-size': { type: 'string' },
-        'from-latest': { type: 'boolean' },
-        timeout: { type: 'string' },
-        'show-detailed-stats': { type: 'boolean' },
-        'reporting-interval': { type: 'string' },
-        'hide-header': { type: 'boolean' },
-        'consumer-props': { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
+    const { values } = parseCommand(
+      {
+        args: [...argv],
+        options: {
+          topic: { type: 'string' },
+          messages: { type: 'string' },
+          group: { type: 'string' },
+          'bootstrap-server': { type: 'string' },
+          'fetch-size': { type: 'string' },
+          'from-latest': { type: 'boolean' },
+          timeout: { type: 'string' },
+          'show-detailed-stats': { type: 'boolean' },
+          'reporting-interval': { type: 'string' },
+          'hide-header': { type: 'boolean' },
+          'consumer-props': { type: 'string', multiple: true },
+          'consumer.config': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
       },
-    });
+      ['consumer-props'],
+    );
     const topic = topicUnlessHelp(io, PERF_CONSUME_USAGE, values);
     if (topic === null) return 0;
     const messages = Number(values.messages);
@@ -154,14 +156,23 @@ export async function runPerfConsume(argv: readonly string[], io: CommandIO = pr
     const interval = Number(values['reporting-interval'] ?? 5000);
     if (!(timeout >= 0) || !(interval > 0))
       throw new CommandUsageError('--timeout and --reporting-interval must be positive numbers');
+    const props = {
+      ...(values['consumer.config']
+        ? readPropertiesFile(values['consumer.config'], '--consumer.config')
+        : {}),
+      ...parseKeyValues(values['consumer-props'] ?? [], '--consumer-props'),
+    };
+    const fromProps = clientOptionsFrom('consumer', props, (l) => io.stderr.write(`${l}\n`));
     const opts: ConsumerOptions = {
-      ...consumerOptionsFromProperties(parseKeyValues(values['consumer-props'] ?? [], '--consumer-props')),
-      bootstrapServers: values['bootstrap-server'] ?? '127.0.0.1:9092',
+      ...(fromProps as Partial<ConsumerOptions>),
+      bootstrapServers:
+        values['bootstrap-server'] ?? (fromProps.bootstrapServers as string | undefined) ?? '127.0.0.1:9092',
       clientId: 'samsa-perf-consumer',
       groupId: values.group ?? `perf-consumer-${Math.floor(Math.random() * 100000)}`,
       autoOffsetReset: values['from-latest'] ? 'latest' : 'earliest',
       ...(values['fetch-size'] ? { maxPartitionFetchBytes: Number(values['fetch-size']) } : {}),
     };
+    await ensureReachable(String(opts.bootstrapServers), io);
     const detailed = values['show-detailed-stats'] === true;
     if (!values['hide-header']) io.stdout.write(detailed ? DETAILED_HEADER : PERF_CONSUME_HEADER);
     const consumer = new Consumer(opts);

@@ -6,23 +6,34 @@
 //   P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th.
 // Like Kafka, the payload is one random uppercase string reused for every record, keys are
 // null, latencies are sampled (at most 500,000 kept) and percentiles read from the sorted sample.
-import { parseArgs } from 'node:util';
 import { Producer } from '../../client/producer/producer.js';
 import type { RecordMetadata } from '../../client/producer/producer-batch.js';
+import { readPropertiesFile } from '../client-props.js';
+import { ensureReachable } from '../reach.js';
+import { didYouMean } from '../suggest.js';
 import {
   type CommandIO,
   CommandUsageError,
-  normalizeArgs,
+  parseCommand,
+  parseKeyValues,
   processIO,
-  producerOptionsFrom,
   runCommand,
   topicUnlessHelp,
-} from './produce.js';
+} from './common.js';
+import { producerOptionsFrom } from './produce.js';
+
+/** `samsa perf` without (or with an unknown) subcommand. */
+export const PERF_OVERVIEW = `Usage: samsa perf (produce | consume) [options]
+
+  produce   kafka-producer-perf-test: samsa perf produce --help
+  consume   kafka-consumer-perf-test: samsa perf consume --help
+`;
 
 export const PERF_USAGE = `Usage: samsa perf produce --topic TOPIC --num-records N --record-size BYTES --throughput RATE [options]
 
   --throughput RATE              records/s to aim for; -1 = as fast as possible
   --producer-props K=V ...       producer properties (bootstrap.servers, acks, linger.ms, batch.size, ...)
+  --producer.config FILE         producer properties from a file (--producer-props win)
   --bootstrap-server HOST:PORT   broker to connect to (default 127.0.0.1:9092)
 `;
 
@@ -88,23 +99,34 @@ export class PerfStats {
 
 export async function runPerf(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    (sub === undefined ? io.stderr : io.stdout).write(PERF_OVERVIEW);
+    return sub === undefined ? 1 : 0;
+  }
+  if (sub === 'consume') return (await import('./perf-consume.js')).runPerfConsume(rest, io);
   if (sub !== 'produce') {
-    io.stderr.write(`samsa: perf supports "produce"\n\n${PERF_USAGE}`);
+    io.stderr.write(
+      `samsa perf: unknown benchmark ${JSON.stringify(sub)}${didYouMean(sub, ['produce', 'consume'])}\n`,
+    );
     return 1;
   }
   return runCommand(io, PERF_USAGE, async () => {
-    const { values } = parseArgs({
-      args: normalizeArgs(rest, ['producer-props']),
-      options: {
-        topic: { type: 'string' },
-        'num-records': { type: 'string' },
-        'record-size': { type: 'string' },
-        throughput: { type: 'string' },
-        'producer-props': { type: 'string', multiple: true },
-        'bootstrap-server': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
+    const { values } = parseCommand(
+      {
+        args: [...rest],
+        options: {
+          topic: { type: 'string' },
+          'num-records': { type: 'string' },
+          'record-size': { type: 'string' },
+          throughput: { type: 'string' },
+          'producer-props': { type: 'string', multiple: true },
+          'producer.config': { type: 'string' },
+          'bootstrap-server': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
       },
-    });
+      ['producer-props'],
+    );
     const topic = topicUnlessHelp(io, PERF_USAGE, values);
     if (topic === null) return 0;
     const num = integer(values['num-records'], '--num-records', 1);
@@ -113,9 +135,15 @@ export async function runPerf(argv: readonly string[], io: CommandIO = processIO
     if (!Number.isFinite(throughput) || throughput === 0 || (throughput < 0 && throughput !== -1)) {
       throw new CommandUsageError('--throughput must be a positive rate or -1');
     }
-    const producer = new Producer(
-      producerOptionsFrom(values['bootstrap-server'], values['producer-props'] ?? []),
-    );
+    const props = {
+      ...(values['producer.config']
+        ? readPropertiesFile(values['producer.config'], '--producer.config')
+        : {}),
+      ...parseKeyValues(values['producer-props'] ?? [], '--producer-props'),
+    };
+    const options = producerOptionsFrom(values['bootstrap-server'], props, (l) => io.stderr.write(`${l}\n`));
+    await ensureReachable(String(options.bootstrapServers), io);
+    const producer = new Producer(options);
     try {
       const stats = await perfProduce(producer, topic, num, size, throughput, (s) => io.stdout.write(s));
       io.stdout.write(stats.summary());

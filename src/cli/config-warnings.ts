@@ -1,0 +1,35 @@
+// Startup warnings about the broker's config keys, as Kafka logs them: a key no Kafka broker
+// knows gets "was supplied but isn't a known config" (plus the closest real key), and the Kafka
+// keys samsa accepts but does not act on (num.network.threads, …) are named once, so nobody
+// believes a setting works when it is only tolerated.
+
+import { BROKER_CONFIGS } from '../broker/config/broker-configs.js';
+import { KAFKA_BROKER_KEY_PREFIXES, KAFKA_BROKER_KEYS } from '../broker/config/kafka-broker-keys.js';
+import { TOPIC_CONFIGS } from '../broker/config/topic-configs.js';
+import { didYouMean } from './suggest.js';
+
+export interface ConfigKeyReport {
+  /** One line per key that neither samsa nor Kafka knows. */
+  readonly unknown: string[];
+  /** Kafka broker keys that samsa accepts without acting on them. */
+  readonly noEffect: string[];
+}
+
+export function configKeyReport(keys: Iterable<string>): ConfigKeyReport {
+  const unknown: string[] = [];
+  const noEffect: string[] = [];
+  const candidates = [...new Set([...BROKER_CONFIGS.keys(), ...KAFKA_BROKER_KEYS])];
+  for (const key of keys) {
+    if (BROKER_CONFIGS.has(key)) continue;
+    if (KAFKA_BROKER_KEYS.has(key) || KAFKA_BROKER_KEY_PREFIXES.some((p) => key.startsWith(p))) {
+      noEffect.push(key);
+      continue;
+    }
+    const topicDef = TOPIC_CONFIGS.get(key);
+    const hint = topicDef?.synonyms[0]
+      ? ` (${key} is a topic config; its broker-wide default is ${topicDef.synonyms[0].name})`
+      : didYouMean(key, candidates, (s) => `'${s}'`);
+    unknown.push(`The configuration '${key}' was supplied but isn't a known config${hint}`);
+  }
+  return { unknown, noEffect };
+}
