@@ -1,10 +1,11 @@
 // Log compaction for `cleanup.policy=compact` (Kafka's LogCleaner, one pass per log). Keeps the
 // latest record per key, drops records of aborted transactions, drops tombstones that an
-// earlier pass already kept and that are older than `delete.retention.ms`, and keeps every
-// transaction marker. Offsets never change: a batch whose records all survive is copied byte
-// for byte; a thinned batch is re-encoded with the same base offset, producer fields and
-// codec, each record keeping its offset delta. Only inactive segments below the high watermark,
-// the first unstable offset and `min.compaction.lag.ms` are cleaned.
+// earlier pass already kept and that are older than `delete.retention.ms`, and drops a
+// transaction marker once no batch of its transaction is left (see MarkerRetention). Offsets
+// never change: a batch whose records all survive is copied byte for byte; a thinned batch is
+// re-encoded with the same base offset, producer fields and codec, each record keeping its
+// offset delta. Only inactive segments below the high watermark, the first unstable offset and
+// `min.compaction.lag.ms` are cleaned.
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { decodeRecordBatch, type RecordCursor } from '../protocol/record-batch/decode.js';
@@ -17,6 +18,7 @@ import {
   setMaxTimestampAndLogAppendTime,
   TIMESTAMP_TYPE_MASK,
 } from '../protocol/record-batch/header.js';
+import { ControlType, readControlMarker } from './control-record.js';
 import { CLEANED_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, segmentFileName, TXN_INDEX_SUFFIX } from './file-names.js';
 import { closeFd, fsyncDir, fsyncFd, openFd, writeAt } from './fs-util.js';
 import { LogSegment } from './log-segment.js';
@@ -37,9 +39,64 @@ function isAborted(aborted: readonly AbortedTxnEntry[], producerId: bigint, offs
   return false;
 }
 
+interface RemovableMarker {
+  producerId: bigint;
+  /** When a pass first found the marker removable (ms). */
+  since: number;
+}
+
+/**
+ * Which transaction markers a cleaning pass may drop (Kafka's CleanedTransactionMetadata plus
+ * the delete horizon of KIP-534). A pass walks the log from its first segment in offset order,
+ * so every batch of a transaction is seen before its marker, whatever segment or group it lies
+ * in: a marker whose producer had a transactional batch since its previous marker is kept (the
+ * batches are still there, or are being dropped by this very pass). A marker with no batch left
+ * is dropped only by a later pass, at least `delete.retention.ms` after the first pass that
+ * found it removable — a consumer that fetched the transaction's last batches has that long to
+ * read the marker (an ABORT marker is where a read_committed consumer stops skipping). The
+ * time of that first pass is kept in memory; after a restart the wait starts over.
+ */
+class MarkerRetention {
+  /** Producers with a transactional batch since their last marker, in this pass. */
+  readonly #open = new Set<bigint>();
+  readonly #removableSince: ReadonlyMap<bigint, RemovableMarker>;
+  /** Marker offset → when a pass first found it removable (carried to the next pass). */
+  readonly next = new Map<bigint, RemovableMarker>();
+  /** Offsets of the markers this pass drops. */
+  readonly dropped = new Set<bigint>();
+  readonly #now: number;
+  readonly #retentionMs: number;
+
+  constructor(removableSince: ReadonlyMap<bigint, RemovableMarker>, now: number, retentionMs: number) {
+    this.#removableSince = removableSince;
+    this.#now = now;
+    this.#retentionMs = retentionMs;
+  }
+
+  onTransactionalBatch(producerId: bigint): void {
+    this.#open.add(producerId);
+  }
+
+  /** Whether to keep the marker batch at `offset` of `producerId`. */
+  keepMarker(producerId: bigint, offset: bigint): boolean {
+    if (this.#open.delete(producerId)) return true;
+    const seen = this.#removableSince.get(offset);
+    // (The producer check: a truncated log may hold another marker at that offset by now.)
+    const since = seen !== undefined && seen.producerId === producerId ? seen.since : undefined;
+    if (since === undefined || this.#now - since < this.#retentionMs) {
+      this.next.set(offset, { producerId, since: since ?? this.#now });
+      return true;
+    }
+    this.dropped.add(offset);
+    return false;
+  }
+}
+
 export class LogCleaner {
   readonly #env: LogEnvironment;
   readonly #firstDirty = new WeakMap<UnifiedLog, bigint>();
+  /** Per log: markers found removable by a pass (offset → when), see MarkerRetention. */
+  readonly #removableMarkers = new WeakMap<UnifiedLog, Map<bigint, RemovableMarker>>();
   #stopped = false;
 
   constructor(env: LogEnvironment) {
@@ -141,10 +198,16 @@ export class LogCleaner {
     }
     if (group.length > 0) groups.push(group);
     const horizon = BigInt(this.#env.now()) - BigInt(cfg.deleteRetentionMs);
+    const markers = new MarkerRetention(
+      this.#removableMarkers.get(log) ?? new Map(),
+      this.#env.now(),
+      cfg.deleteRetentionMs,
+    );
     for (const g of groups) {
       if (this.#stopped) return;
-      await this.#cleanGroup(log, g, latest, aborted, plan.firstDirty, horizon);
+      await this.#cleanGroup(log, g, latest, aborted, plan.firstDirty, horizon, markers);
     }
+    this.#removableMarkers.set(log, markers.next);
   }
 
   async #cleanGroup(
@@ -154,6 +217,7 @@ export class LogCleaner {
     aborted: readonly AbortedTxnEntry[],
     firstDirty: bigint,
     horizon: bigint,
+    markers: MarkerRetention,
   ): Promise<void> {
     const base = group[0]!.baseOffset;
     const dir = log.dir;
@@ -172,7 +236,7 @@ export class LogCleaner {
     try {
       for (const seg of group) {
         await forEachBatch(log.local.cache, seg, async (batch) => {
-          const out = await this.#filterBatch(batch, keep, aborted);
+          const out = await this.#filterBatch(batch, keep, aborted, markers);
           if (out === null) return;
           await writeAt(fd, out, position);
           position += out.length;
@@ -182,8 +246,10 @@ export class LogCleaner {
     } finally {
       await closeFd(fd);
     }
+    // An aborted transaction's entry goes with its marker (no batch of it is left to filter).
     const txnEntries: AbortedTxnEntry[] = [];
-    for (const seg of group) txnEntries.push(...seg.txnIndex.entries);
+    for (const seg of group)
+      for (const e of seg.txnIndex.entries) if (!markers.dropped.has(e.lastOffset)) txnEntries.push(e);
     const txnCleaned = new TransactionIndex(
       join(dir, segmentFileName(base, TXN_INDEX_SUFFIX) + CLEANED_SUFFIX),
     );
@@ -221,9 +287,15 @@ export class LogCleaner {
     batch: Buffer,
     keep: (c: RecordCursor, maxTimestamp: bigint) => boolean,
     aborted: readonly AbortedTxnEntry[],
+    markers: MarkerRetention,
   ): Promise<Buffer | null> {
     const h = readBatchHeader(batch, 0);
-    if (isControl(h.attributes)) return batch;
+    if (isControl(h.attributes)) {
+      const type = readControlMarker(batch, 0, batch.length)?.type;
+      if (type !== ControlType.ABORT && type !== ControlType.COMMIT) return batch;
+      return markers.keepMarker(h.producerId, h.baseOffset) ? batch : null;
+    }
+    if (isTransactional(h.attributes)) markers.onTransactionalBatch(h.producerId);
     if (isTransactional(h.attributes) && isAborted(aborted, h.producerId, h.baseOffset)) return null;
     const cursor = await decodeRecordBatch(batch, { verifyCrc: false });
     const kept: RecordInput[] = [];

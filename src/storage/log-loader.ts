@@ -18,7 +18,7 @@ import { ftruncateFd } from './fs-util.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { LocalLog } from './local-log.js';
 import type { LogConfig } from './log-config.js';
-import { applyRange } from './log-replay.js';
+import { applyRange, rebuildTxnIndex } from './log-replay.js';
 import { isSmallLog, LogSegment } from './log-segment.js';
 import { readPartitionMetadata, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
 import { ProducerSnapshots } from './producer-snapshots.js';
@@ -156,6 +156,14 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
     now: env.now,
   });
   const clean = p.cleanShutdown && p.recoveryPoint !== undefined;
+  // A corrupt `.txnindex` is rebuilt from the batches (Kafka recovers such a segment at load);
+  // emptied, read_committed would serve the transactions aborted in it. Oldest first, before
+  // anything loads the segments' indexes: a rebuild replays the segments before its own.
+  for (const seg of segments) {
+    if (!names.has(basename(seg.txnIndex.path)) || (await seg.txnIndex.load())) continue;
+    report.problems.push(`${seg.txnIndex.path} is corrupt; rebuilt from the log`);
+    await rebuildTxnIndex(local, snapshots, logStart, seg);
+  }
   if (applyFrom < recoverFrom) await applyRange(local, producers, applyFrom, recoverFrom);
   if (epochsCorrupt) await rebuildEpochs(local, epochs, clean ? segments.length : firstToRecover);
 
@@ -211,6 +219,8 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
       await env.cache.with(seg.file, (fd) => ftruncateFd(fd, validEnd));
       seg.size = result.validEnd;
       seg.assignedSize = result.validEnd;
+      // Entries kept from the file (markers below a snapshot) may describe markers cut here.
+      await seg.txnIndex.truncateTo(seg.nextOffset);
       for (const later of segments.slice(i + 1)) {
         report.truncatedBytes += later.size;
         await later.deleteFiles();

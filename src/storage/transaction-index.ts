@@ -69,7 +69,6 @@ export class TransactionIndex {
     await fsp.appendFile(this.path, encode([entry]));
   }
 
-  /** Entries overlapping [fetchOffset, upperBound). */
   /**
    * Adds the entries overlapping [fetchOffset, upperBound) to `out`. Returns true when the search
    * is complete: an entry's marker was written when the LSO had already reached `upperBound`, so

@@ -438,6 +438,10 @@ export class UnifiedLog implements PartitionLog {
       if (this.#highWatermark > offset) this.#highWatermark = offset;
       await this.snapshots.deleteAbove(offset);
       await replayProducerState(this, offset);
+      // Replay lists every transaction it completed as not yet replicated; those whose marker
+      // is below the high watermark are stable (else the LSO would drop to the oldest of them
+      // until the high watermark next moved).
+      this.producers.onHighWatermark(this.#highWatermark);
     });
   }
 
