@@ -17,7 +17,9 @@ export type {
   GroupListing,
   GroupMemberDescription,
   OffsetToCommit,
+  PartitionErrorCode,
 } from './admin/groups.js';
+export { AlterOffsetsPartitionError } from './admin/groups.js';
 export type { DeleteRecordsTarget, ListedOffset, OffsetQuery, OffsetSpec } from './admin/partition-ops.js';
 export type {
   CreatedTopic,

@@ -3,6 +3,7 @@
 // during a rebalance and into a live group without a member, fenced static instances.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { Admin } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { findCoordinatorApi } from '../../src/protocol/messages/generated/find-coordinator.js';
 import { heartbeatApi } from '../../src/protocol/messages/generated/heartbeat.js';
@@ -48,6 +49,10 @@ const commit = (generationIdOrMemberEpoch: number, memberId: string) => ({
 
 test('group API errors over the wire', { timeout: 60_000 }, async () => {
   const broker = await startTestBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
+  // The commits name an existing topic (an unknown one is answered UNKNOWN_TOPIC_OR_PARTITION first).
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  await admin.createTopics([{ name: 't', numPartitions: 1, replicationFactor: 1 }]);
+  await admin.close();
   const clients: RawClient[] = [];
   const client = async () => {
     const c = await RawClient.connect(broker.port);

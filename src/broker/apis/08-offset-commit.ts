@@ -2,7 +2,9 @@
 // an empty group); v1 per-partition commit timestamps (ignored, as Kafka now does); v2-4 an
 // explicit retention time; v6+ leader epochs; v7+ group.instance.id. Commits are fenced by
 // generation and member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
-// REBALANCE_IN_PROGRESS) and answered once written to __consumer_offsets.
+// REBALANCE_IN_PROGRESS) and answered once written to __consumer_offsets. Partitions of unknown
+// topics, or beyond a topic's partition count, are answered UNKNOWN_TOPIC_OR_PARTITION before
+// the coordinator sees the request (commit-partitions.ts), as Kafka does.
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   type OffsetCommitRequest,
@@ -10,6 +12,7 @@ import {
   offsetCommitApi,
 } from '../../protocol/messages/generated/offset-commit.js';
 import { defineApi } from './api.js';
+import { mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
 import { groupCoordinator } from './group-api.js';
 
 export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
@@ -18,6 +21,8 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
   maxVersion: 9,
   async handle(ctx, req) {
     const v = ctx.version;
+    const { known, unknown } = splitUnknownPartitions(ctx.broker.image, req.topics);
+    if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
     const gc = groupCoordinator(ctx);
     const results = gc
       ? await gc.commitOffsets({
@@ -26,7 +31,7 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
           memberId: v >= 1 ? req.memberId : '',
           groupInstanceId: v >= 7 ? req.groupInstanceId : null,
           retentionTimeMs: v >= 2 && v <= 4 ? Number(req.retentionTimeMs) : -1,
-          topics: req.topics.map((t) => ({
+          topics: known.map((t) => ({
             name: t.name,
             partitions: t.partitions.map((p) => ({
               partition: p.partitionIndex,
@@ -36,7 +41,7 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
             })),
           })),
         })
-      : req.topics.map((t) => ({
+      : known.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({
             partition: p.partitionIndex,
@@ -45,10 +50,13 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
         }));
     return {
       throttleTimeMs: 0,
-      topics: results.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
-      })),
+      topics: mergeCommitResults(
+        unknown,
+        results.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
+        })),
+      ),
     };
   },
 });

@@ -4,7 +4,9 @@
 // verification); the group coordinator then validates the member/generation (v3+; none =
 // a commit from outside the group) and writes the offsets as a transactional batch. They stay
 // invisible to OffsetFetch until the transaction's COMMIT marker (ABORT drops them). A fenced
-// producer gets INVALID_PRODUCER_EPOCH (this API has no PRODUCER_FENCED).
+// producer gets INVALID_PRODUCER_EPOCH (this API has no PRODUCER_FENCED). Partitions of unknown
+// topics, or beyond a topic's partition count, are answered UNKNOWN_TOPIC_OR_PARTITION before
+// anything else (commit-partitions.ts); the other checks and errors apply to the rest only.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -14,59 +16,65 @@ import {
 } from '../../protocol/messages/generated/txn-offset-commit.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../coordinator/group/broker-group-coordinator.js';
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
-import { defineApi } from './api.js';
+import { defineApi, type RequestContext } from './api.js';
+import { type CommitResultTopic, mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
 
 export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   api: txnOffsetCommitApi,
   minVersion: 0,
   maxVersion: 4,
   async handle(ctx, req) {
-    const v = ctx.version;
-    const all = (errorCode: number): TxnOffsetCommitResponse => ({
-      throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-      })),
-    });
-    const { txns, groups } = ctx.broker;
-    if (txns === undefined || groups === undefined) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    if (req.groupId === '') return all(ErrorCode.INVALID_GROUP_ID);
-    const gc = groups.coordinator;
-    const availability = gc.availability(req.groupId);
-    if (availability !== ErrorCode.NONE) return all(availability);
-    const verified = await txns.coordinator.verify(req.transactionalId, req.producerId, req.producerEpoch, [
-      { topic: CONSUMER_OFFSETS_TOPIC, partitions: [gc.partitionFor(req.groupId)] },
-    ]);
-    if (verified !== ErrorCode.NONE) return all(producerFencedFor(verified, false));
-    const results = await gc.commitTransactionalOffsets(
-      {
-        groupId: req.groupId,
-        generationId: v >= 3 ? req.generationId : -1,
-        memberId: v >= 3 ? req.memberId : '',
-        groupInstanceId: v >= 3 ? req.groupInstanceId : null,
-        retentionTimeMs: -1,
-        topics: req.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({
-            partition: p.partitionIndex,
-            offset: p.committedOffset,
-            leaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
-            metadata: p.committedMetadata,
-          })),
-        })),
-      },
-      { producerId: req.producerId, producerEpoch: req.producerEpoch },
-    );
-    return {
-      throttleTimeMs: 0,
-      topics: results.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({
-          partitionIndex: p.partition,
-          errorCode: producerFencedFor(p.errorCode, false),
-        })),
-      })),
-    };
+    const { known, unknown } = splitUnknownPartitions(ctx.broker.image, req.topics);
+    if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
+    return { throttleTimeMs: 0, topics: mergeCommitResults(unknown, await commitKnown(ctx, req, known)) };
   },
 });
+
+async function commitKnown(
+  ctx: RequestContext,
+  req: TxnOffsetCommitRequest,
+  topics: TxnOffsetCommitRequest['topics'],
+): Promise<CommitResultTopic[]> {
+  const v = ctx.version;
+  const all = (errorCode: number): CommitResultTopic[] =>
+    topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    }));
+  const { txns, groups } = ctx.broker;
+  if (txns === undefined || groups === undefined) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  if (req.groupId === '') return all(ErrorCode.INVALID_GROUP_ID);
+  const gc = groups.coordinator;
+  const availability = gc.availability(req.groupId);
+  if (availability !== ErrorCode.NONE) return all(availability);
+  const verified = await txns.coordinator.verify(req.transactionalId, req.producerId, req.producerEpoch, [
+    { topic: CONSUMER_OFFSETS_TOPIC, partitions: [gc.partitionFor(req.groupId)] },
+  ]);
+  if (verified !== ErrorCode.NONE) return all(producerFencedFor(verified, false));
+  const results = await gc.commitTransactionalOffsets(
+    {
+      groupId: req.groupId,
+      generationId: v >= 3 ? req.generationId : -1,
+      memberId: v >= 3 ? req.memberId : '',
+      groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+      retentionTimeMs: -1,
+      topics: topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partition: p.partitionIndex,
+          offset: p.committedOffset,
+          leaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
+          metadata: p.committedMetadata,
+        })),
+      })),
+    },
+    { producerId: req.producerId, producerEpoch: req.producerEpoch },
+  );
+  return results.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({
+      partitionIndex: p.partition,
+      errorCode: producerFencedFor(p.errorCode, false),
+    })),
+  }));
+}

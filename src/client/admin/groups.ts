@@ -2,6 +2,7 @@
 // groups); the rest goes to the group's coordinator: DescribeGroups, DeleteGroups, OffsetFetch
 // (list committed offsets), OffsetCommit with generation -1 (alter/reset offsets of an empty
 // group, as Kafka's admin does), OffsetDelete.
+import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { readConsumerProtocolAssignment } from '../../protocol/messages/generated/data/consumer-protocol-assignment.js';
 import { deleteGroupsApi } from '../../protocol/messages/generated/delete-groups.js';
 import { describeGroupsApi } from '../../protocol/messages/generated/describe-groups.js';
@@ -175,7 +176,50 @@ export interface OffsetToCommit extends TopicPartition {
   metadata?: string | null;
 }
 
-/** Sets committed offsets of a group that has no active members (UNKNOWN_MEMBER_ID otherwise). */
+/** A partition an offset commit refused, with Kafka's error code. */
+export interface PartitionErrorCode extends TopicPartition {
+  errorCode: number;
+}
+
+/**
+ * alterConsumerGroupOffsets: the broker refused some partitions (e.g. UNKNOWN_TOPIC_OR_PARTITION
+ * for a topic or partition that does not exist); the others were committed. `errorCode` is the
+ * first refused partition's, `partitions` lists every refused one (Kafka's per-partition result).
+ */
+export class AlterOffsetsPartitionError extends KafkaResponseError {
+  override name = 'AlterOffsetsPartitionError';
+  readonly partitions: PartitionErrorCode[];
+  constructor(groupId: string, partitions: PartitionErrorCode[]) {
+    super(
+      partitions[0]!.errorCode,
+      `commit offsets of group ${groupId} refused for ${partitions
+        .map((p) => `${p.topic}-${p.partition} (${errorName(p.errorCode)})`)
+        .join(', ')}`,
+    );
+    this.partitions = partitions;
+  }
+}
+
+/**
+ * Errors about the group or its coordinator, as Kafka's AlterConsumerGroupOffsetsHandler sorts
+ * them (retried, or fail the whole call); any other code is the partition's own result.
+ */
+const GROUP_LEVEL_COMMIT_ERRORS = new Set<number>([
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.REBALANCE_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.INVALID_GROUP_ID,
+  ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
+  ErrorCode.GROUP_AUTHORIZATION_FAILED,
+  ErrorCode.UNKNOWN_MEMBER_ID,
+]);
+
+/**
+ * Sets committed offsets of a group that has no active members (UNKNOWN_MEMBER_ID otherwise).
+ * Partition-level refusals are not retried: they fail the call with AlterOffsetsPartitionError
+ * once the response is in, the other partitions being committed.
+ */
 export async function alterConsumerGroupOffsets(
   ctx: AdminContext,
   groupId: string,
@@ -203,9 +247,16 @@ export async function alterConsumerGroupOffsets(
       },
       { minVersion: 2 },
     );
-    for (const t of res.topics)
-      for (const p of t.partitions)
-        ctx.checkGroupError(groupId, p.errorCode, `commit offset of ${t.name}-${p.partitionIndex}`);
+    const refused: PartitionErrorCode[] = [];
+    for (const t of res.topics) {
+      for (const p of t.partitions) {
+        if (GROUP_LEVEL_COMMIT_ERRORS.has(p.errorCode))
+          ctx.checkGroupError(groupId, p.errorCode, `commit offset of ${t.name}-${p.partitionIndex}`);
+        else if (p.errorCode !== ErrorCode.NONE)
+          refused.push({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode });
+      }
+    }
+    if (refused.length > 0) throw new AlterOffsetsPartitionError(groupId, refused);
   });
 }
 
