@@ -4,6 +4,10 @@ import produce from './00-produce.js';
 import fetch from './01-fetch.js';
 import listOffsets from './02-list-offsets.js';
 import metadata from './03-metadata.js';
+import leaderAndIsr from './04-leader-and-isr.js';
+import stopReplica from './05-stop-replica.js';
+import updateMetadata from './06-update-metadata.js';
+import controlledShutdown from './07-controlled-shutdown.js';
 import offsetCommit from './08-offset-commit.js';
 import offsetFetch from './09-offset-fetch.js';
 import findCoordinator from './10-find-coordinator.js';
@@ -31,6 +35,7 @@ import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
 import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import offsetDelete from './47-offset-delete.js';
+import alterPartition from './56-alter-partition.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
@@ -42,6 +47,10 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   fetch,
   listOffsets,
   metadata,
+  leaderAndIsr,
+  stopReplica,
+  updateMetadata,
+  controlledShutdown,
   offsetCommit,
   offsetFetch,
   findCoordinator,
@@ -69,6 +78,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   deleteGroups,
   incrementalAlterConfigs,
   offsetDelete,
+  alterPartition,
   describeCluster,
   describeProducers,
   describeTransactions,

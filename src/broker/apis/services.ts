@@ -7,6 +7,8 @@ import type { ConfigResolver } from '../config/config-resolver.js';
 import type { BrokerGroupCoordinator } from '../coordinator/group/broker-group-coordinator.js';
 import type { BrokerTxnCoordinator } from '../coordinator/txn/broker-txn-coordinator.js';
 import type { Logger } from '../logger.js';
+import type { ActiveController } from '../metadata/controller/active-controller.js';
+import type { ControllerRequestReceiver } from '../metadata/controller/controller-channel.js';
 import type { Controller } from '../metadata/controller.js';
 import type { MetadataImage } from '../metadata/metadata-image.js';
 import type { ProducerIdManager } from '../metadata/producer-ids.js';
@@ -31,4 +33,11 @@ export interface BrokerServices {
   readonly txns?: BrokerTxnCoordinator;
   /** Reusable large buffers (request frames, fetch reads); absent = plain allocations. */
   readonly buffers?: BufferPool;
+  /**
+   * This broker's side of the controller's LeaderAndIsr / StopReplica / UpdateMetadata (cluster
+   * mode); absent: this broker takes no controller requests (STALE_CONTROLLER_EPOCH).
+   */
+  readonly controllerRequests?: ControllerRequestReceiver;
+  /** The controller on this broker (cluster mode), for ControlledShutdown and AlterPartition. */
+  readonly activeController?: ActiveController;
 }

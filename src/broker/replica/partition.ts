@@ -2,12 +2,35 @@
 // image (leader, epoch, replicas, ISR). On a leader whose ISR is itself only, the high
 // watermark follows the log end offset after every append (Kafka's HW = min LEO over the ISR).
 // Follower fetching and ISR changes are the replication issue's; this class is where they go.
+// In a cluster the state comes from the controller's LeaderAndIsr (`applyLeaderAndIsr`), with
+// the partition epoch (zkVersion), the controller epoch and KIP-704's leader recovery state.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { AppendResult, PartitionLog } from '../../storage/index.js';
 import type { PartitionRecord } from '../metadata/types.js';
 
+/** A LeaderAndIsr decision for one partition, as the replica manager applies it. */
+export interface PartitionLeaderAndIsr {
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly isr: readonly number[];
+  readonly replicas: readonly number[];
+  /** The state's version (ZooKeeper zkVersion). */
+  readonly partitionEpoch: number;
+  readonly controllerEpoch: number;
+  readonly addingReplicas: readonly number[];
+  readonly removingReplicas: readonly number[];
+  /** KIP-704: 1 = recovering from an unclean election. */
+  readonly leaderRecoveryState: number;
+}
+
 export class Partition {
+  #partitionEpoch = -1;
+  #controllerEpoch = -1;
+  #leaderRecoveryState: 0 | 1 = 0;
+  #addingReplicas: readonly number[] = [];
+  #removingReplicas: readonly number[] = [];
+
   constructor(
     readonly topic: string,
     readonly topicId: string,
@@ -40,8 +63,51 @@ export class Partition {
     return this.state.leader === this.localNodeId;
   }
 
+  /** Version of the partition state this replica applied (-1: none from a controller yet). */
+  get partitionEpoch(): number {
+    return this.#partitionEpoch;
+  }
+
+  /** Epoch of the controller whose decision this replica applied (-1: none yet). */
+  get controllerEpoch(): number {
+    return this.#controllerEpoch;
+  }
+
+  get leaderRecoveryState(): 0 | 1 {
+    return this.#leaderRecoveryState;
+  }
+
+  get addingReplicas(): readonly number[] {
+    return this.#addingReplicas;
+  }
+
+  get removingReplicas(): readonly number[] {
+    return this.#removingReplicas;
+  }
+
   updateState(state: PartitionRecord): void {
     this.state = state;
+    this.maybeAdvanceHighWatermark();
+  }
+
+  /**
+   * Applies a controller decision (the replica manager has checked that it is newer). A leader
+   * recovering from an unclean election (KIP-704) keeps the state until its AlterPartition marks
+   * it recovered; nothing here depends on it yet.
+   */
+  applyLeaderAndIsr(s: PartitionLeaderAndIsr): void {
+    this.state = {
+      partition: this.state.partition,
+      leader: s.leader,
+      leaderEpoch: s.leaderEpoch,
+      replicas: [...s.replicas],
+      isr: [...s.isr],
+    };
+    this.#partitionEpoch = s.partitionEpoch;
+    this.#controllerEpoch = s.controllerEpoch;
+    this.#leaderRecoveryState = s.leaderRecoveryState === 1 ? 1 : 0;
+    this.#addingReplicas = [...s.addingReplicas];
+    this.#removingReplicas = [...s.removingReplicas];
     this.maybeAdvanceHighWatermark();
   }
 

@@ -2,6 +2,9 @@
 // new topics/partitions, deletes them with their topic, pushes config changes into the logs.
 // At startup it reconciles the log dirs with the image (logs of topics that no longer exist, or
 // that belong to an older incarnation of a name, are removed).
+// In a cluster the controller drives it instead (Kafka's becomeLeaderOrFollower/stopReplicas):
+// LeaderAndIsr creates or adopts logs and moves each partition to the newer leader epoch,
+// StopReplica stops (and deletes) replicas; both report the leadership changes of this broker.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { LogManager } from '../../storage/index.js';
@@ -9,12 +12,35 @@ import type { ConfigResolver } from '../config/config-resolver.js';
 import { logConfigFor } from '../config/log-config-for.js';
 import type { Logger } from '../logger.js';
 import type { MetadataImage, TopicChange, TopicImage } from '../metadata/metadata-image.js';
+import { ZERO_UUID } from '../metadata/uuid.js';
 import { Partition } from './partition.js';
+import type {
+  LeaderAndIsrInput,
+  LeadershipChange,
+  LiveLeader,
+  PartitionError,
+  ReplicaFetcherHooks,
+  ReplicaTransitionResult,
+  StopReplicaInput,
+  TopicPartitionRef,
+} from './transitions.js';
+
+/** StopReplica leader epochs that skip the epoch check (Kafka's LeaderAndIsr.NoEpoch / EpochDuringDelete). */
+const NO_EPOCH = -1;
+const EPOCH_DURING_DELETE = -2;
+
+export interface BecomeLeaderOrFollowerOptions {
+  /** The topic's config overrides (from the store), read only for partitions that need a log. */
+  readonly topicConfigs: (topic: string) => Promise<Readonly<Record<string, string>>>;
+  /** The request's live leaders, handed to the follower hook. */
+  readonly liveLeaders?: readonly LiveLeader[];
+}
 
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
   private readonly closeListeners = new Set<() => void>();
   private closing = false;
+  private fetcherHooks: ReplicaFetcherHooks = {};
 
   constructor(
     private readonly logs: LogManager,
@@ -95,6 +121,216 @@ export class ReplicaManager {
       const p = new Partition(topic.name, topic.topicId, log, state, this.nodeId);
       this.partitions.set(key, p);
       p.maybeAdvanceHighWatermark();
+    }
+  }
+
+  // -- Controller-driven transitions (cluster mode) ------------------------------------------
+
+  /** Where the replica fetcher plugs in (replication issue); replaces earlier hooks. */
+  setReplicaFetcherHooks(hooks: ReplicaFetcherHooks): void {
+    this.fetcherHooks = hooks;
+  }
+
+  /** Pushes a topic's (re-read) overrides into its logs, merged over the broker's values. */
+  updateTopicConfig(topic: string, overrides: Readonly<Record<string, string>>): void {
+    this.logs.updateConfig(topic, logConfigFor(this.configs, overrides));
+  }
+
+  /**
+   * LeaderAndIsr, per partition, as Kafka's ReplicaManager: a topic id that differs from the
+   * log's → INCONSISTENT_TOPIC_ID; a leader epoch newer than this replica's → applied (this
+   * broker not among the replicas → UNKNOWN_TOPIC_OR_PARTITION); an equal or older one →
+   * STALE_CONTROLLER_EPOCH. A state with an older partition epoch than the one applied (known
+   * through an AlterPartition answer) is skipped without error, as Kafka's Partition.makeLeader.
+   * Missing logs are created (or adopted from disk) with the topic's configs, all read before
+   * anything changes: a config read that fails rejects the call with nothing applied. The caller
+   * serializes calls (one controller request at a time).
+   */
+  async becomeLeaderOrFollower(
+    states: readonly LeaderAndIsrInput[],
+    options: BecomeLeaderOrFollowerOptions,
+  ): Promise<ReplicaTransitionResult> {
+    const inputs = new Map<string, LeaderAndIsrInput>();
+    for (const s of states) inputs.set(ReplicaManager.key(s.topic, s.partition), s);
+    const errors = new Map<string, PartitionError>();
+    const setError = (s: TopicPartitionRef, errorCode: number) =>
+      errors.set(ReplicaManager.key(s.topic, s.partition), {
+        topic: s.topic,
+        partition: s.partition,
+        errorCode,
+      });
+    const accepted: LeaderAndIsrInput[] = [];
+    for (const [key, s] of inputs) {
+      setError(s, ErrorCode.NONE); // keeps request order; overwritten below
+      const existing = this.partitions.get(key);
+      const requestId = s.topicId !== null && s.topicId !== ZERO_UUID ? s.topicId : null;
+      const logId = existing?.topicId ?? this.logs.getLog(s.topic, s.partition)?.topicId;
+      const currentEpoch = existing?.leaderEpoch ?? -1;
+      if (requestId !== null && logId !== undefined && logId !== ZERO_UUID && logId !== requestId) {
+        this.logger.log('error', 'LeaderAndIsr topic id differs from the log', {
+          topic: s.topic,
+          partition: s.partition,
+          logTopicId: logId,
+          requestTopicId: requestId,
+        });
+        setError(s, ErrorCode.INCONSISTENT_TOPIC_ID);
+      } else if (s.leaderEpoch > currentEpoch) {
+        if (s.replicas.includes(this.nodeId)) accepted.push(s);
+        else setError(s, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      } else {
+        setError(s, ErrorCode.STALE_CONTROLLER_EPOCH);
+      }
+    }
+    // Every config needed for a new log first, so that a store failure changes nothing.
+    const needed = new Set(accepted.filter((s) => !this.get(s.topic, s.partition)).map((s) => s.topic));
+    const configs = new Map<string, Readonly<Record<string, string>>>();
+    await Promise.all(
+      [...needed].map(async (t) => {
+        configs.set(t, await options.topicConfigs(t));
+      }),
+    );
+    const toLead = accepted.filter((s) => s.leader === this.nodeId);
+    const toFollow = accepted.filter((s) => s.leader !== this.nodeId);
+    // Kafka's makeLeaders: fetchers stop before the partition becomes leader.
+    if (toLead.length > 0)
+      await this.callHook('removeFetchers', () => this.fetcherHooks.removeFetchers?.(toLead));
+    const changes: LeadershipChange[] = [];
+    const followers: Partition[] = [];
+    for (const s of [...toLead, ...toFollow]) {
+      try {
+        const p =
+          this.get(s.topic, s.partition) ?? (await this.createPartition(s, configs.get(s.topic) ?? {}));
+        if (s.partitionEpoch < p.partitionEpoch) {
+          this.logger.log('info', 'skipped LeaderAndIsr state with an older partition epoch', {
+            topic: s.topic,
+            partition: s.partition,
+            partitionEpoch: s.partitionEpoch,
+            current: p.partitionEpoch,
+          });
+          continue;
+        }
+        const wasLeader = p.isLeader;
+        p.applyLeaderAndIsr(s);
+        if (!p.isLeader) followers.push(p);
+        if (p.isLeader !== wasLeader) {
+          changes.push({
+            topic: p.topic,
+            topicId: p.topicId,
+            partition: p.index,
+            isLeader: p.isLeader,
+            leaderEpoch: p.leaderEpoch,
+          });
+        }
+      } catch (e) {
+        this.logger.log('error', 'LeaderAndIsr transition failed', {
+          topic: s.topic,
+          partition: s.partition,
+          error: e instanceof Error ? e.message : String(e),
+        });
+        setError(s, e instanceof KafkaError ? e.code : ErrorCode.KAFKA_STORAGE_ERROR);
+      }
+    }
+    if (followers.length > 0) {
+      await this.callHook('onBecomeFollower', () =>
+        this.fetcherHooks.onBecomeFollower?.(followers, options.liveLeaders ?? []),
+      );
+    }
+    return { errors: [...errors.values()], leadershipChanges: changes };
+  }
+
+  /**
+   * StopReplica, per partition, as Kafka's ReplicaManager.stopReplicas: a hosted replica stops
+   * when the request's leader epoch is -1 (not sent), -2 (deletion) or ≥ its own, else
+   * FENCED_LEADER_EPOCH; a replica not hosted is fine (its log, if a restart left one, is
+   * deleted when asked). Fetchers stop; with `deletePartition` the replica goes and its log is
+   * deleted (a failure → KAFKA_STORAGE_ERROR). A deleted replica that was leader is reported as
+   * a lost leadership.
+   */
+  async stopReplicas(inputs: readonly StopReplicaInput[]): Promise<ReplicaTransitionResult> {
+    const byKey = new Map<string, StopReplicaInput>();
+    for (const s of inputs) byKey.set(ReplicaManager.key(s.topic, s.partition), s);
+    const errors = new Map<string, PartitionError>();
+    const stopping: StopReplicaInput[] = [];
+    for (const [key, s] of byKey) {
+      const p = this.partitions.get(key);
+      const epoch = s.leaderEpoch;
+      const ok =
+        p === undefined || epoch === NO_EPOCH || epoch === EPOCH_DURING_DELETE || epoch >= p.leaderEpoch;
+      errors.set(key, {
+        topic: s.topic,
+        partition: s.partition,
+        errorCode: ok ? ErrorCode.NONE : ErrorCode.FENCED_LEADER_EPOCH,
+      });
+      if (ok) stopping.push(s);
+    }
+    if (stopping.length > 0)
+      await this.callHook('removeFetchers', () => this.fetcherHooks.removeFetchers?.(stopping));
+    const changes: LeadershipChange[] = [];
+    for (const s of stopping) {
+      if (!s.deletePartition) continue;
+      const key = ReplicaManager.key(s.topic, s.partition);
+      const p = this.partitions.get(key);
+      if (p !== undefined) {
+        this.partitions.delete(key);
+        if (p.isLeader) {
+          changes.push({
+            topic: p.topic,
+            topicId: p.topicId,
+            partition: p.index,
+            isLeader: false,
+            leaderEpoch: p.leaderEpoch,
+          });
+        }
+      }
+      try {
+        await this.logs.deleteLog(s.topic, s.partition);
+      } catch (e) {
+        this.logger.log('error', 'StopReplica could not delete the log', {
+          topic: s.topic,
+          partition: s.partition,
+          error: e instanceof Error ? e.message : String(e),
+        });
+        errors.set(key, {
+          topic: s.topic,
+          partition: s.partition,
+          errorCode: e instanceof KafkaError ? e.code : ErrorCode.KAFKA_STORAGE_ERROR,
+        });
+      }
+    }
+    return { errors: [...errors.values()], leadershipChanges: changes };
+  }
+
+  /** A new replica: its log is created, or adopted when it is already on disk. */
+  private async createPartition(
+    s: LeaderAndIsrInput,
+    overrides: Readonly<Record<string, string>>,
+  ): Promise<Partition> {
+    const requestId = s.topicId !== null && s.topicId !== ZERO_UUID ? s.topicId : null;
+    const log = await this.logs.createLog(s.topic, s.partition, {
+      topicId: requestId ?? this.logs.getLog(s.topic, s.partition)?.topicId ?? ZERO_UUID,
+      config: logConfigFor(this.configs, overrides),
+    });
+    const key = ReplicaManager.key(s.topic, s.partition);
+    const raced = this.partitions.get(key);
+    if (raced) return raced;
+    const p = new Partition(
+      s.topic,
+      log.topicId,
+      log,
+      { partition: s.partition, leader: -1, leaderEpoch: -1, replicas: [], isr: [] },
+      this.nodeId,
+    );
+    this.partitions.set(key, p);
+    return p;
+  }
+
+  private async callHook(name: string, call: () => void | Promise<void>): Promise<void> {
+    try {
+      await call();
+    } catch (e) {
+      this.logger.log('error', `replica fetcher hook ${name} failed`, {
+        error: e instanceof Error ? e.message : String(e),
+      });
     }
   }
 

@@ -65,23 +65,46 @@ export class InternalTopic {
       const led = p.leader === this.deps.config.nodeId;
       const status = this.coordinator.runtime.status(p.partition);
       if (led && status === undefined) {
-        const load = this.coordinator
-          .onElection(p.partition)
-          .catch((err: unknown) =>
-            this.deps.logger.log('error', `loading ${this.name} partition failed`, {
-              partition: p.partition,
-              error: err instanceof Error ? err.message : String(err),
-            }),
-          )
-          .finally(() => {
-            // A resignation and a new election during the load replaced the entry: keep that one.
-            if (this.#loads.get(p.partition) === load) this.#loads.delete(p.partition);
-          });
-        this.#loads.set(p.partition, load);
+        this.#load(p.partition);
       } else if (!led && status !== undefined) {
         this.coordinator.onResignation(p.partition);
       }
     }
+  }
+
+  /**
+   * Cluster mode: this broker gained (`isLeader`) or lost the leadership of `partition` at
+   * `leaderEpoch` — the metadata publisher's leadership events, which follow the controller's
+   * LeaderAndIsr/StopReplica in order (Kafka's onLeadershipChange → onElection/onResignation).
+   * A gain loads the partition's shard unless it is loaded or loading; a loss unloads it.
+   */
+  onLeadershipChange(partition: number, isLeader: boolean, leaderEpoch: number): void {
+    const status = this.coordinator.runtime.status(partition);
+    this.deps.logger.log('info', `${this.name} partition ${isLeader ? 'led' : 'no longer led'} here`, {
+      partition,
+      leaderEpoch,
+    });
+    if (isLeader) {
+      if (status === undefined) this.#load(partition);
+    } else if (status !== undefined) {
+      this.coordinator.onResignation(partition);
+    }
+  }
+
+  #load(partition: number): void {
+    const load = this.coordinator
+      .onElection(partition)
+      .catch((err: unknown) =>
+        this.deps.logger.log('error', `loading ${this.name} partition failed`, {
+          partition,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      )
+      .finally(() => {
+        // A resignation and a new election during the load replaced the entry: keep that one.
+        if (this.#loads.get(partition) === load) this.#loads.delete(partition);
+      });
+    this.#loads.set(partition, load);
   }
 
   #onTopicChange(change: TopicChange): void {
