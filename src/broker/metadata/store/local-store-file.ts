@@ -1,0 +1,241 @@
+// The JSON file of the local store (`samsa-metadata.json` in the first log dir). Version 2 holds
+// the durable state of the in-memory ensemble: topics with their assignment and every partition
+// state with its version, configs of every entity, pending deletions, the controller epoch, the
+// producer-id block and the zxid counter broker epochs are taken from. Version 1 (written by the
+// single-broker store before the cluster work) is still read, so existing data dirs keep working:
+// its partitions carry leader/leaderEpoch/replicas/isr, its topics their config overrides, and its
+// broker configs use '' for the cluster default, which is `<default>` here as in ZooKeeper.
+
+import { configKey, type DurableState, emptyDurableState, type StoredTopic } from './memory-state.js';
+import { MetadataStoreError } from './metadata-store.js';
+import type { PartitionState, TopicAssignment } from './records.js';
+
+export const METADATA_FILE = 'samsa-metadata.json';
+export const FORMAT_VERSION = 2;
+
+interface FileStateV2 {
+  version: 2;
+  clusterId: string | null;
+  lastZxid: string;
+  controllerEpoch: { epoch: number; version: number } | null;
+  producerIds: { nextProducerId: string; version: number } | null;
+  topics: {
+    name: string;
+    topicId: string;
+    partitions: number[][];
+    addingReplicas?: Record<string, readonly number[]>;
+    removingReplicas?: Record<string, readonly number[]>;
+    states: (PartitionState & { partition: number })[];
+  }[];
+  configs: {
+    topics: Record<string, Record<string, string>>;
+    brokers: Record<string, Record<string, string>>;
+  };
+  pendingDeletions: string[];
+}
+
+export function serializeState(s: DurableState): string {
+  const file: FileStateV2 = {
+    version: 2,
+    clusterId: s.clusterId,
+    lastZxid: String(s.zxid),
+    controllerEpoch: s.controllerEpoch,
+    producerIds:
+      s.producerIds === null
+        ? null
+        : { nextProducerId: String(s.producerIds.next), version: s.producerIds.version },
+    topics: [...s.topics.values()].map(({ assignment: a, states }) => ({
+      name: a.name,
+      topicId: a.topicId,
+      partitions: a.partitions.map((r) => [...r]),
+      ...(a.addingReplicas !== undefined ? { addingReplicas: { ...a.addingReplicas } } : {}),
+      ...(a.removingReplicas !== undefined ? { removingReplicas: { ...a.removingReplicas } } : {}),
+      states: [...states].sort(([x], [y]) => x - y).map(([partition, st]) => ({ partition, ...st })),
+    })),
+    configs: { topics: {}, brokers: {} },
+    pendingDeletions: [...s.deletions],
+  };
+  for (const [key, value] of s.configs) {
+    const slash = key.indexOf('/');
+    const type = key.slice(0, slash) === 'topics' ? 'topics' : 'brokers';
+    file.configs[type][key.slice(slash + 1)] = { ...value };
+  }
+  return JSON.stringify(file, null, 1);
+}
+
+/** Parses a version 1 or 2 file. Throws MetadataStoreError('CORRUPT') naming the file. */
+export function parseStateFile(text: string, path: string): { state: DurableState; version: 1 | 2 } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw corrupt(path, `not valid JSON (${(e as Error).message})`);
+  }
+  if (!isObject(raw)) throw corrupt(path, 'not a JSON object');
+  try {
+    if (raw['version'] === 1) return { state: fromV1(raw), version: 1 };
+    if (raw['version'] === 2) return { state: fromV2(raw), version: 2 };
+  } catch (e) {
+    if (e instanceof FormatError) throw corrupt(path, e.message);
+    throw e;
+  }
+  throw corrupt(path, `unsupported format version ${JSON.stringify(raw['version'])}`);
+}
+
+function fromV2(o: Record<string, unknown>): DurableState {
+  const s = emptyDurableState();
+  s.clusterId = o['clusterId'] === null ? null : str(o['clusterId'], 'clusterId');
+  s.zxid = bigintText(o['lastZxid'], 'lastZxid');
+  const ce = o['controllerEpoch'];
+  if (ce !== null && ce !== undefined) {
+    if (!isObject(ce)) throw new FormatError('controllerEpoch is not an object');
+    s.controllerEpoch = {
+      epoch: int(ce['epoch'], 'controllerEpoch.epoch'),
+      version: int(ce['version'], 'controllerEpoch.version'),
+    };
+  }
+  const pid = o['producerIds'];
+  if (pid !== null && pid !== undefined) {
+    if (!isObject(pid)) throw new FormatError('producerIds is not an object');
+    s.producerIds = {
+      next: bigintText(pid['nextProducerId'], 'producerIds.nextProducerId'),
+      version: int(pid['version'], 'producerIds.version'),
+    };
+  }
+  for (const t of arr(o['topics'], 'topics')) {
+    if (!isObject(t)) throw new FormatError('a topic is not an object');
+    const name = str(t['name'], 'topic name');
+    const partitions = arr(t['partitions'], `${name}.partitions`).map((r) => ints(r, `${name} replicas`));
+    const assignment: TopicAssignment = {
+      name,
+      topicId: str(t['topicId'], `${name}.topicId`),
+      partitions,
+      ...(isObject(t['addingReplicas']) ? { addingReplicas: replicaMap(t['addingReplicas'], name) } : {}),
+      ...(isObject(t['removingReplicas'])
+        ? { removingReplicas: replicaMap(t['removingReplicas'], name) }
+        : {}),
+    };
+    const states = new Map<number, PartitionState>();
+    for (const st of arr(t['states'], `${name}.states`)) {
+      if (!isObject(st)) throw new FormatError(`a partition state of ${name} is not an object`);
+      const p = int(st['partition'], `${name} state partition`);
+      const recovery = st['leaderRecoveryState'] === 1 ? 1 : 0;
+      states.set(p, {
+        leader: int(st['leader'], `${name}-${p} leader`),
+        leaderEpoch: int(st['leaderEpoch'], `${name}-${p} leaderEpoch`),
+        isr: ints(st['isr'], `${name}-${p} isr`),
+        controllerEpoch: int(st['controllerEpoch'], `${name}-${p} controllerEpoch`),
+        leaderRecoveryState: recovery,
+        version: int(st['version'], `${name}-${p} version`),
+      });
+    }
+    s.topics.set(name, { assignment, states });
+  }
+  const configs = o['configs'];
+  if (isObject(configs)) {
+    for (const type of ['topics', 'brokers'] as const) {
+      const byName = configs[type];
+      if (!isObject(byName)) continue;
+      for (const [name, value] of Object.entries(byName))
+        s.configs.set(configKey({ type, name }), stringRecord(value, `${type}/${name} configs`));
+    }
+  }
+  for (const d of arr(o['pendingDeletions'] ?? [], 'pendingDeletions'))
+    s.deletions.add(str(d, 'pending deletion'));
+  return s;
+}
+
+/** The single-broker format: each partition's state becomes version 0 written by no controller yet (epoch 0). */
+function fromV1(o: Record<string, unknown>): DurableState {
+  const s = emptyDurableState();
+  s.clusterId = str(o['clusterId'], 'clusterId');
+  const next = o['nextProducerId'];
+  if (typeof next === 'string' && /^\d+$/.test(next)) s.producerIds = { next: BigInt(next), version: 0 };
+  for (const t of arr(o['topics'], 'topics')) {
+    if (!isObject(t)) throw new FormatError('a topic is not an object');
+    const name = str(t['name'], 'topic name');
+    const parts = arr(t['partitions'], `${name}.partitions`).map((p) => {
+      if (!isObject(p)) throw new FormatError(`a partition of ${name} is not an object`);
+      return p;
+    });
+    parts.sort((a, b) => int(a['partition'], 'partition') - int(b['partition'], 'partition'));
+    const states = new Map<number, PartitionState>();
+    const replicas: number[][] = [];
+    parts.forEach((p, i) => {
+      if (int(p['partition'], 'partition') !== i)
+        throw new FormatError(`partitions of ${name} are not 0..n-1`);
+      replicas.push(ints(p['replicas'], `${name}-${i} replicas`));
+      states.set(i, {
+        leader: int(p['leader'], `${name}-${i} leader`),
+        leaderEpoch: int(p['leaderEpoch'], `${name}-${i} leaderEpoch`),
+        isr: ints(p['isr'], `${name}-${i} isr`),
+        controllerEpoch: 0,
+        leaderRecoveryState: 0,
+        version: 0,
+      });
+    });
+    const topic: StoredTopic = {
+      assignment: { name, topicId: str(t['topicId'], `${name}.topicId`), partitions: replicas },
+      states,
+    };
+    s.topics.set(name, topic);
+    const overrides = t['configs'] === undefined ? {} : stringRecord(t['configs'], `${name} configs`);
+    if (Object.keys(overrides).length > 0) s.configs.set(configKey({ type: 'topics', name }), overrides);
+  }
+  const brokerConfigs = o['brokerConfigs'];
+  if (isObject(brokerConfigs)) {
+    for (const [entity, value] of Object.entries(brokerConfigs)) {
+      const configs = stringRecord(value, `broker ${entity} configs`);
+      if (Object.keys(configs).length === 0) continue;
+      s.configs.set(configKey({ type: 'brokers', name: entity === '' ? '<default>' : entity }), configs);
+    }
+  }
+  return s;
+}
+
+class FormatError extends Error {}
+
+function corrupt(path: string, why: string): MetadataStoreError {
+  return new MetadataStoreError('CORRUPT', `${path}: unsupported or damaged metadata file: ${why}`);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw new FormatError(`${what} is not a string`);
+  return v;
+}
+
+function int(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new FormatError(`${what} is not an integer`);
+  return v;
+}
+
+function arr(v: unknown, what: string): unknown[] {
+  if (!Array.isArray(v)) throw new FormatError(`${what} is not an array`);
+  return v;
+}
+
+function ints(v: unknown, what: string): number[] {
+  return arr(v, what).map((x) => int(x, what));
+}
+
+function bigintText(v: unknown, what: string): bigint {
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new FormatError(`${what} is not a decimal string`);
+  return BigInt(v);
+}
+
+function stringRecord(v: unknown, what: string): Record<string, string> {
+  if (!isObject(v)) throw new FormatError(`${what} is not an object`);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = str(x, `${what}: ${k}`);
+  return out;
+}
+
+function replicaMap(v: Record<string, unknown>, topic: string): Record<number, number[]> {
+  const out: Record<number, number[]> = {};
+  for (const [k, x] of Object.entries(v)) out[Number(k)] = ints(x, `${topic} reassignment`);
+  return out;
+}

@@ -1,0 +1,347 @@
+// The watches of the ZooKeeper store, mapped to MetadataStoreListener: standing subscriptions
+// (zookeeper/zk-watch.ts re-registers ZooKeeper's one-shot watches, also in a renewed session)
+// whose first read is a baseline, not an event, and whose later reads become listener calls,
+// delivered asynchronously and coalesced per kind / topic / entity as the memory store does.
+//
+// - /brokers/ids, /brokers/topics, /admin/delete_topics children: every firing is reported (a
+//   broker that left and came back between two reads gives the same list but a new epoch).
+// - /controller, /brokers/topics/<t>, /admin/reassign_partitions, /admin/preferred_replica_election
+//   data: reported when the znode's mzxid changed (a topic's creation and deletion are topicsChanged,
+//   not assignmentChanged). Every topic is watched, as Kafka's controller does; topicsChanged is
+//   told only once the new topics' watches are in place, so a listener that re-reads on it misses
+//   no later assignment change.
+// - /config/changes children: configChanged(entity) for each notification with a sequence number
+//   above the last one processed. At start and after a session expiry the newest existing one
+//   becomes the baseline: nothing old is reported (the owner re-reads everything then).
+// - Session: 'disconnected' → disconnected, the same session back → reconnected, a renewed session
+//   after an expiry → sessionExpired.
+
+import type { Logger } from '../../logger.js';
+import type { ZkClient } from '../zookeeper/zk-client.js';
+import {
+  CONFIG_CHANGE_PREFIX,
+  decodeConfigChangeNotification,
+  topicPath,
+  ZK_PATHS,
+} from '../zookeeper/zk-data.js';
+import { isZkError } from '../zookeeper/zk-errors.js';
+import type { ZkStat } from '../zookeeper/zk-stat.js';
+import { watchChildren, watchData, type ZkSubscription } from '../zookeeper/zk-watch.js';
+import type { MetadataStoreListener } from './metadata-store.js';
+import type { ConfigEntity } from './records.js';
+
+type Notify = (l: MetadataStoreListener) => void;
+type DataValue = { data: Buffer | null; stat: ZkStat } | null;
+
+interface Baselined {
+  readonly sub: ZkSubscription;
+  /** Resolves once the first read (the baseline) is done. */
+  readonly ready: Promise<void>;
+}
+
+export class ZkStoreWatches {
+  readonly #client: ZkClient;
+  readonly #logger: Logger;
+  readonly #listeners = new Set<MetadataStoreListener>();
+  /** Events waiting for delivery, coalesced by key (connection events have unique keys). */
+  readonly #pending = new Map<string, Notify>();
+  #flushScheduled = false;
+  #closed = false;
+  #connectionEvents = 0;
+  readonly #subs: ZkSubscription[] = [];
+  readonly #topics = new Map<string, Baselined>();
+  /** Serialises the handling of topic list and config change deliveries. */
+  #topicChain: Promise<void> = Promise.resolve();
+  #configChain: Promise<void> = Promise.resolve();
+  /** Last processed /config/changes sequence number (-1: none). */
+  #configSeq = -1;
+  /** Set by a session expiry: the next /config/changes read is a new baseline. */
+  #configRebase = false;
+  #sessionId = 0n;
+  #disconnected = false;
+  readonly #onDisconnected = (): void => {
+    this.#disconnected = true;
+    this.#emitConnection((l) => l.disconnected?.());
+  };
+  readonly #onConnected = (id: bigint): void => {
+    if (id === this.#sessionId && this.#disconnected) this.#emitConnection((l) => l.reconnected?.());
+    this.#sessionId = id;
+    this.#disconnected = false;
+  };
+  readonly #onExpired = (): void => {
+    this.#configRebase = true;
+  };
+  readonly #onNewSession = (id: bigint): void => {
+    this.#sessionId = id;
+    this.#disconnected = false;
+    this.#emitConnection((l) => l.sessionExpired?.());
+  };
+
+  constructor(client: ZkClient, logger: Logger) {
+    this.#client = client;
+    this.#logger = logger;
+  }
+
+  add(listener: MetadataStoreListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Registers every watch; resolves once each has its baseline. */
+  async start(): Promise<void> {
+    const c = this.#client;
+    this.#sessionId = c.sessionId;
+    c.on('disconnected', this.#onDisconnected);
+    c.on('connected', this.#onConnected);
+    c.on('expired', this.#onExpired);
+    c.on('newSession', this.#onNewSession);
+    const ready: Promise<void>[] = [];
+    const children = (path: string, kind: string, on: Notify): void => {
+      const b = this.#children(path, () => this.#emit(kind, on));
+      this.#subs.push(b.sub);
+      ready.push(b.ready);
+    };
+    children(ZK_PATHS.brokerIds, 'brokers', (l) => l.brokersChanged?.());
+    children(ZK_PATHS.deleteTopics, 'deletions', (l) => l.topicDeletionRequested?.());
+    const data = (path: string, kind: string, on: Notify, existingOnly: boolean): void => {
+      const b = this.#data(path, (_, now) => {
+        if (!existingOnly || now !== null) this.#emit(kind, on);
+      });
+      this.#subs.push(b.sub);
+      ready.push(b.ready);
+    };
+    data(ZK_PATHS.controller, 'controller', (l) => l.controllerChanged?.(), false);
+    data(ZK_PATHS.reassignPartitions, 'reassign', (l) => l.adminRequest?.('reassign'), true);
+    data(
+      ZK_PATHS.preferredReplicaElection,
+      'preferred-election',
+      (l) => l.adminRequest?.('preferred-election'),
+      true,
+    );
+    ready.push(this.#watchTopics(), this.#watchConfigChanges());
+    await Promise.all(ready);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const c = this.#client;
+    c.off('disconnected', this.#onDisconnected);
+    c.off('connected', this.#onConnected);
+    c.off('expired', this.#onExpired);
+    c.off('newSession', this.#onNewSession);
+    for (const s of this.#subs.splice(0)) s.close();
+    for (const t of this.#topics.values()) t.sub.close();
+    this.#topics.clear();
+    this.#listeners.clear();
+    this.#pending.clear();
+  }
+
+  // -- Subscriptions ---------------------------------------------------------------------------
+
+  #onError = (e: unknown): void => {
+    this.#logger.log('warn', 'ZooKeeper metadata watch failed; retrying', { error: String(e) });
+  };
+
+  /** Children: the first read is the baseline (`onBaseline`), every later one calls `onChange`. */
+  #children(
+    path: string,
+    onChange: (children: string[]) => void,
+    onBaseline?: (children: string[]) => void,
+  ): Baselined {
+    let first = true;
+    let resolve!: () => void;
+    const ready = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const sub = watchChildren(
+      this.#client,
+      path,
+      (children) => {
+        if (this.#closed) return;
+        if (first) {
+          first = false;
+          onBaseline?.(children ?? []);
+          resolve();
+        } else onChange(children ?? []);
+      },
+      { onError: this.#onError },
+    );
+    return { sub, ready };
+  }
+
+  /** Data: the first read is the baseline; a later read whose mzxid differs calls `onChange`. */
+  #data(path: string, onChange: (before: DataValue, now: DataValue) => void): Baselined {
+    let first = true;
+    let last: DataValue = null;
+    let resolve!: () => void;
+    const ready = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const sub = watchData(
+      this.#client,
+      path,
+      (value) => {
+        if (this.#closed) return;
+        const before = last;
+        last = value;
+        if (first) {
+          first = false;
+          resolve();
+        } else if ((before?.stat.mzxid ?? null) !== (value?.stat.mzxid ?? null)) onChange(before, value);
+      },
+      { onError: this.#onError },
+    );
+    return { sub, ready };
+  }
+
+  #watchTopics(): Promise<void> {
+    let baseline!: Promise<void>;
+    const b = this.#children(
+      ZK_PATHS.topics,
+      (names) => {
+        this.#topicChain = this.#topicChain.then(async () => {
+          await this.#syncTopics(names);
+          this.#emit('topics', (l) => l.topicsChanged?.());
+        });
+      },
+      (names) => {
+        baseline = this.#syncTopics(names);
+      },
+    );
+    this.#subs.push(b.sub);
+    return b.ready.then(() => baseline);
+  }
+
+  /** One data watch per topic: opens the new ones (waiting for their baselines), closes the gone ones. */
+  async #syncTopics(names: readonly string[]): Promise<void> {
+    if (this.#closed) return;
+    const wanted = new Set(names);
+    for (const [name, t] of this.#topics) {
+      if (!wanted.has(name)) {
+        t.sub.close();
+        this.#topics.delete(name);
+      }
+    }
+    const added: Promise<void>[] = [];
+    for (const name of wanted) {
+      if (this.#topics.has(name)) continue;
+      let path: string;
+      try {
+        path = topicPath(name);
+      } catch {
+        continue; // not a name we could have written; nothing to watch
+      }
+      const t = this.#data(path, (before, now) => {
+        if (before !== null && now !== null)
+          this.#emit(`assignment/${name}`, (l) => l.assignmentChanged?.(name));
+      });
+      this.#topics.set(name, t);
+      added.push(t.ready);
+    }
+    await Promise.all(added);
+  }
+
+  #watchConfigChanges(): Promise<void> {
+    const b = this.#children(
+      ZK_PATHS.configChanges,
+      (names) => {
+        this.#configChain = this.#configChain.then(() => this.#processConfigChanges(names));
+      },
+      (names) => {
+        this.#configSeq = maxSequence(names);
+      },
+    );
+    this.#subs.push(b.sub);
+    return b.ready;
+  }
+
+  async #processConfigChanges(names: readonly string[]): Promise<void> {
+    if (this.#configRebase) {
+      this.#configRebase = false;
+      this.#configSeq = Math.max(this.#configSeq, maxSequence(names));
+      return;
+    }
+    const fresh = names
+      .map((n) => ({ n, seq: sequenceOf(n) }))
+      .filter((x) => x.seq > this.#configSeq)
+      .sort((a, b) => a.seq - b.seq);
+    for (const { n, seq } of fresh) {
+      const path = `${ZK_PATHS.configChanges}/${n}`;
+      for (;;) {
+        if (this.#closed || this.#configRebase) return;
+        try {
+          const { data } = await this.#client.getData(path);
+          const change = decodeConfigChangeNotification(path, data);
+          if (change.entityType === 'topics' || change.entityType === 'brokers') {
+            const entity: ConfigEntity = { type: change.entityType, name: change.entityName };
+            this.#emit(`config/${entity.type}/${entity.name}`, (l) => l.configChanged?.(entity));
+          }
+          break;
+        } catch (e) {
+          if (isZkError(e, 'NO_NODE')) break; // purged meanwhile
+          if (isZkError(e, 'CONNECTION_LOSS', 'SESSION_EXPIRED')) {
+            try {
+              await this.#client.waitUntilConnected();
+            } catch {
+              return; // closed
+            }
+            continue;
+          }
+          if (isZkError(e, 'CLOSED')) return;
+          this.#logger.log('warn', 'skipping an unreadable config change notification', {
+            path,
+            error: String(e),
+          });
+          break;
+        }
+      }
+      this.#configSeq = seq;
+    }
+  }
+
+  // -- Delivery ----------------------------------------------------------------------------------
+
+  #emit(key: string, notify: Notify): void {
+    if (this.#closed) return;
+    if (!this.#pending.has(key)) this.#pending.set(key, notify);
+    this.#flushSoon();
+  }
+
+  #emitConnection(notify: Notify): void {
+    this.#emit(`connection/${++this.#connectionEvents}`, notify);
+  }
+
+  #flushSoon(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const calls = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const call of calls) {
+      for (const l of [...this.#listeners]) {
+        try {
+          call(l);
+        } catch {
+          // A listener's failure must not starve the others of their events.
+        }
+      }
+    }
+  }
+}
+
+function sequenceOf(name: string): number {
+  if (!name.startsWith(CONFIG_CHANGE_PREFIX)) return -1;
+  const n = Number(name.slice(CONFIG_CHANGE_PREFIX.length));
+  return Number.isInteger(n) ? n : -1;
+}
+
+function maxSequence(names: readonly string[]): number {
+  let max = -1;
+  for (const n of names) max = Math.max(max, sequenceOf(n));
+  return max;
+}
