@@ -1,7 +1,10 @@
-// Assembles one broker: config → metadata store and image → log manager → replica manager →
-// controller → API registry → socket server. `startBroker` is the embedded entry point used by
-// `samsa start`, the testkit and applications; `close()` answers in-flight requests, then
-// flushes logs and writes checkpoints.
+// Assembles one broker, the same way alone or in a cluster: config → log-dir locks → metadata
+// store (local file, or ZooKeeper when `zookeeper.connect` is set) → publisher (this broker's
+// view) → log manager → replica manager → controller-request receiver, controller channel and
+// controller (every broker runs one; the elected one acts) → admin commands → coordinators →
+// API registry → socket server → broker registration → the controller's first word.
+// `startBroker` is the entry point of `samsa start`, the testkit and applications; `close()`
+// answers in-flight requests, gives up the controller role, then flushes logs and checkpoints.
 
 import { hostname } from 'node:os';
 import { LogManager, lockLogDirs } from '../storage/index.js';
@@ -15,10 +18,15 @@ import { logConfigFor } from './config/log-config-for.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { BrokerTxnCoordinator } from './coordinator/txn/broker-txn-coordinator.js';
 import { type Logger, silentLogger } from './logger.js';
-import { Controller } from './metadata/controller.js';
-import { LocalMetadataStore } from './metadata/local-store.js';
-import { MetadataImage } from './metadata/metadata-image.js';
+import { BrokerChannel } from './metadata/controller/broker-channel.js';
+import { Controller } from './metadata/controller/controller.js';
+import { requestControlledShutdown } from './metadata/controlled-shutdown-request.js';
+import { BrokerControllerRequestReceiver } from './metadata/controller-request-receiver.js';
 import { ProducerIdManager } from './metadata/producer-ids.js';
+import { MetadataPublisher } from './metadata/publisher.js';
+import { followPublisher } from './metadata/publisher-wiring.js';
+import { openMetadataStore } from './metadata/store/open-store.js';
+import { TopicCommands } from './metadata/topic-commands.js';
 import { BufferPool } from './network/buffer-pool.js';
 import { SocketServer } from './network/socket-server.js';
 import { ReplicaManager } from './replica/replica-manager.js';
@@ -47,53 +55,108 @@ export interface BrokerHandle {
 export async function startBroker(options: StartBrokerOptions = {}): Promise<BrokerHandle> {
   const config = options.config ?? loadBrokerConfig(options);
   const logger = options.logger ?? silentLogger;
-  // Lock every log dir before anything reads or writes it (the metadata file lives in the first).
+  // Lock every log dir before anything reads or writes it (the local metadata file lives in the first).
   const locks = await lockLogDirs(config.logDirs);
-  const releaseLocks = () => Promise.all(locks.map((l) => l.release()));
-  let store: LocalMetadataStore;
-  let stored: Awaited<ReturnType<LocalMetadataStore['load']>>;
+  const cleanups: (() => Promise<void> | void)[] = [() => Promise.all(locks.map((l) => l.release())).then(() => {})];
+  const unwind = async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
   try {
-    store = new LocalMetadataStore(config.logDirs[0]!);
-    stored = await store.load();
+    return await assemble(config, logger, cleanups);
   } catch (e) {
-    await releaseLocks();
+    await unwind().catch(() => {});
     throw e;
   }
-  const image = new MetadataImage(stored, config.nodeId);
+}
+
+async function assemble(
+  config: BrokerConfig,
+  logger: Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<BrokerHandle> {
+  const nodeId = config.nodeId;
+  const store = await openMetadataStore(config, logger);
+  cleanups.push(() => store.close());
+  const clusterId = await store.clusterId();
+  const publisher = new MetadataPublisher({ clusterId, store, logger });
+  cleanups.push(() => publisher.close());
+  await publisher.start();
+  const image = publisher.image;
   const configs = new ConfigResolver(config.props, () => ({
     cluster: image.brokerConfigs(''),
-    broker: image.brokerConfigs(String(config.nodeId)),
+    broker: image.brokerConfigs(String(nodeId)),
   }));
-  const topicConfigs = new Map([...image.topics].map((t) => [t.name, logConfigFor(configs, t.configs)]));
+  const assignments = await store.assignments();
+  const topicConfigs = new Map(
+    await Promise.all(
+      assignments.map(
+        async (a) =>
+          [a.name, logConfigFor(configs, await store.configs({ type: 'topics', name: a.name }))] as const,
+      ),
+    ),
+  );
   const logs = await LogManager.open({
     dirsLocked: true,
     logDirs: [...config.logDirs],
     defaults: logConfigFor(configs, {}),
     topicConfigs,
-    brokerId: config.nodeId,
-    clusterId: image.clusterId,
+    brokerId: nodeId,
+    clusterId,
     checkpointIntervalMs: config.logFlushOffsetCheckpointIntervalMs,
     retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
     onError: (error, context) =>
       logger.log('error', 'storage background task failed', { context, error: error.message }),
-  }).catch(async (e: unknown) => {
-    await store.close();
-    await releaseLocks();
-    throw e;
   });
-  const replicas = new ReplicaManager(logs, image, configs, config.nodeId, logger);
-  const controller = new Controller(store, image, config, logger);
-  controller.onChange((change) => replicas.apply(change));
-  const groups = new BrokerGroupCoordinator({ config, image, controller, replicas, logger });
-  const producerIds = new ProducerIdManager(store);
-  const txns = new BrokerTxnCoordinator({ config, image, controller, replicas, producerIds, groups, logger });
+  cleanups.push(() => logs.close());
+  const replicas = new ReplicaManager(logs, configs, nodeId, logger);
+  await replicas.removeStaleLogs(
+    assignments.map((a) => ({ name: a.name, topicId: a.topicId, partitions: a.partitions.length })),
+  );
+
+  let brokerEpoch = -1n;
+  const receiver = new BrokerControllerRequestReceiver({
+    nodeId,
+    replicas,
+    publisher,
+    brokerEpoch: () => brokerEpoch,
+    verifyController: async (id) => (await store.controllerId()) === id,
+    logger,
+  });
+  const channel = new BrokerChannel({
+    localNodeId: nodeId,
+    localReceiver: receiver,
+    clientId: `samsa-controller-${nodeId}`,
+    logger,
+  });
+  cleanups.push(() => channel.close());
+  const controller = new Controller({
+    nodeId,
+    store,
+    channel,
+    logger,
+    deleteTopicEnable: config.deleteTopicEnable,
+    topicConfig: async (topic) => {
+      const overrides = await store.configs({ type: 'topics', name: topic });
+      const value = configs.topicValue('unclean.leader.election.enable', overrides);
+      return { uncleanLeaderElectionEnable: value === 'true' };
+    },
+  });
+  cleanups.push(() => controller.close());
+  const commands = new TopicCommands({ store, view: publisher, config, logger });
+  const groups = new BrokerGroupCoordinator({ config, image, commands, replicas, logger });
+  cleanups.push(() => groups.close());
+  const producerIds = new ProducerIdManager(store, nodeId);
+  const txns = new BrokerTxnCoordinator({ config, image, commands, replicas, producerIds, groups, logger });
+  cleanups.push(() => txns.close());
+  followPublisher(publisher, { replicas, internalTopics: [groups.internalTopic, txns.internalTopic] });
   const buffers = new BufferPool();
+  cleanups.push(() => buffers.close());
   const services: BrokerServices = {
-    nodeId: config.nodeId,
+    nodeId,
     config,
     configs,
     image,
-    controller,
+    commands,
     replicas,
     logs,
     producerIds,
@@ -102,58 +165,101 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     groups,
     txns,
     buffers,
+    controllerRequests: receiver,
+    activeController: controller,
   };
-  let server: SocketServer | null = null;
-  try {
-    await replicas.startup();
-    groups.startup();
-    txns.startup();
-    server = new SocketServer({
-      host: config.host,
-      port: config.port,
-      maxRequestBytes: config.socketRequestMaxBytes,
-      queuedMaxRequestBytes: config.queuedMaxRequestBytes,
-      idleMs: config.connectionsMaxIdleMs,
-      maxConnections: config.maxConnections,
-      handler: new Dispatcher(services),
-      logger,
-      buffers,
-    });
-    await server.listen();
-  } catch (e) {
-    await logs.close();
-    await store.close();
-    buffers.close();
-    await releaseLocks();
-    throw e;
-  }
+  const server = new SocketServer({
+    host: config.host,
+    port: config.port,
+    maxRequestBytes: config.socketRequestMaxBytes,
+    queuedMaxRequestBytes: config.queuedMaxRequestBytes,
+    idleMs: config.connectionsMaxIdleMs,
+    maxConnections: config.maxConnections,
+    handler: new Dispatcher(services),
+    logger,
+    buffers,
+  });
+  await server.listen();
+  cleanups.push(() => server.close());
   const host = config.advertisedHost ?? advertisableHost(server.host);
   const port = config.advertisedPort && config.advertisedPort > 0 ? config.advertisedPort : server.port;
-  image.registerBroker({ nodeId: config.nodeId, host, port, rack: config.rack });
+
+  // Registration comes after the listener is up (others may connect at once), as Kafka's.
+  const registration = {
+    nodeId,
+    host,
+    port,
+    rack: config.rack,
+    endpoints: [{ listener: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host, port }],
+  };
+  brokerEpoch = await store.registerBroker(registration);
+  store.watch({
+    // A new session lost the ephemeral registration: register again (a new broker epoch).
+    sessionExpired: () => {
+      store.registerBroker(registration).then(
+        (epoch) => {
+          brokerEpoch = epoch;
+          logger.log('info', 'registered again after a session expiry', { nodeId, brokerEpoch: String(epoch) });
+        },
+        (e: unknown) =>
+          logger.log('error', 'cannot register again after a session expiry', {
+            error: e instanceof Error ? e.message : String(e),
+          }),
+      );
+    },
+  });
+  await controller.start();
+  // Serve once the controller has told this broker about itself and about the topics it knew at
+  // start (the embedded broker's own controller does so before this wait ends).
+  const known = assignments.map((a) => a.name);
+  const ready = await publisher.waitFor(
+    (img) =>
+      img.broker(nodeId) !== undefined &&
+      known.every((name) => {
+        const t = img.topic(name);
+        return t === undefined || t.partitions.every((p) => p.leader >= 0 || !p.replicas.includes(nodeId));
+      }),
+    config.zookeeperConnect === null ? 60_000 : config.zookeeperSessionTimeoutMs,
+  );
+  if (!ready) logger.log('warn', 'serving before the controller sent this broker its metadata', { nodeId });
   logs.startBackgroundTasks();
-  logger.log('info', 'broker started', { nodeId: config.nodeId, host, port, clusterId: image.clusterId });
+  logger.log('info', 'broker started', { nodeId, host, port, clusterId, brokerEpoch: String(brokerEpoch) });
 
   let closing: Promise<void> | null = null;
-  const srv = server;
   return {
     host,
     port,
-    nodeId: config.nodeId,
-    clusterId: image.clusterId,
+    nodeId,
+    clusterId,
     bootstrap: `${host.includes(':') ? `[${host}]` : host}:${port}`,
     listener: { host: server.host, port: server.port },
     services,
     close() {
       closing ??= (async () => {
+        // In a cluster, hand the leaderships over first (still serving while they move).
+        if (config.zookeeperConnect !== null && config.controlledShutdownEnable) {
+          await requestControlledShutdown({
+            nodeId,
+            brokerEpoch,
+            image,
+            localController: controller,
+            maxRetries: config.controlledShutdownMaxRetries,
+            retryBackoffMs: config.controlledShutdownRetryBackoffMs,
+            logger,
+          });
+        }
         replicas.beginShutdown();
-        await srv.close();
+        await server.close();
         txns.close();
         groups.close();
+        await controller.close();
+        channel.close();
+        publisher.close();
         await logs.close();
         await store.close();
         buffers.close();
-        await releaseLocks();
-        logger.log('info', 'broker stopped', { nodeId: config.nodeId });
+        await cleanups[0]!();
+        logger.log('info', 'broker stopped', { nodeId });
       })();
       return closing;
     },

@@ -12,11 +12,12 @@ Commands:
   produce   send lines of stdin as records (samsa produce --help)
   consume   print records (samsa consume --help)
   perf      benchmarks: samsa perf produce --help, samsa perf consume --help
+  zookeeper run a ZooKeeper server for a broker cluster (samsa zookeeper --help)
 
   samsa --version prints the version.
 `;
 
-const COMMANDS = ['start', 'topics', 'produce', 'consume', 'perf', 'help'];
+const COMMANDS = ['start', 'topics', 'produce', 'consume', 'perf', 'zookeeper', 'help'];
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -32,6 +33,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./commands/consume.js')).runConsume(rest);
     case 'produce':
       return (await import('./commands/produce.js')).runProduce(rest);
+    case 'zookeeper':
+      return (await import('./commands/zookeeper.js')).runZooKeeper(rest);
     case 'topics':
       return (await import('./commands/topics.js')).runTopics(rest);
     case undefined:

@@ -15,6 +15,7 @@ export const START_USAGE = `Usage: samsa start [server.properties] [options]
   --port N               port to listen on (default 9092; 0 = any free port)
   --data-dir DIR         log directory (log.dirs; default ./data)
   --node-id N            node.id (default 1)
+  --zookeeper CONNECT    join a cluster: zookeeper.connect (host:port[,host:port...][/chroot])
   --override KEY=VALUE   any Kafka broker config; repeatable; wins over the file
   --log-level LEVEL      debug | info | warn | error (default info)
 `;
@@ -61,6 +62,7 @@ export async function runStart(argv: readonly string[]): Promise<void> {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
       'node-id': { type: 'string' },
+      zookeeper: { type: 'string' },
       override: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -81,6 +83,7 @@ export async function runStart(argv: readonly string[]): Promise<void> {
     if (eq <= 0) throw new UsageError(`--override expects KEY=VALUE, got ${JSON.stringify(o)}`);
     overrides[o.slice(0, eq).trim()] = o.slice(eq + 1);
   }
+  if (values.zookeeper !== undefined) overrides['zookeeper.connect'] = values.zookeeper;
   const level = (values['log-level'] ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(level))
     throw new UsageError(`unknown log level ${JSON.stringify(level)} (debug, info, warn or error)`);

@@ -13,7 +13,7 @@ import {
   type MetadataResponseMetadataResponseTopic,
   metadataApi,
 } from '../../protocol/messages/generated/metadata.js';
-import type { TopicImage } from '../metadata/metadata-image.js';
+import type { TopicView } from '../metadata/cluster-image.js';
 import { topicNameError } from '../metadata/topic-names.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { defineApi } from './api.js';
@@ -30,7 +30,7 @@ export function brokerList(broker: BrokerServices): MetadataResponse['brokers'] 
   return broker.image.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }));
 }
 
-function describeTopic(t: TopicImage, ops: number): MetadataResponseMetadataResponseTopic {
+function describeTopic(t: TopicView, ops: number): MetadataResponseMetadataResponseTopic {
   return {
     errorCode: ErrorCode.NONE,
     name: t.name,

@@ -1,5 +1,5 @@
-// CreateTopics (key 19), v0-7. Topics are created one by one through the controller (each is
-// durable and has its logs before the answer). Duplicate names in one request are all rejected
+// CreateTopics (key 19), v0-7. Topics are written to the metadata store one by one; each answer
+// comes once this broker serves the topic with its leaders (or the request's timeout passed). Duplicate names in one request are all rejected
 // with INVALID_REQUEST, as Kafka does. ValidateOnly (v1+) runs every check and reports what would
 // be created. v5+ answers with the partition count, replication factor and the topic's configs;
 // v7+ with the topic id.
@@ -11,11 +11,16 @@ import {
   type CreateTopicsResponseCreatableTopicResult,
   createTopicsApi,
 } from '../../protocol/messages/generated/create-topics.js';
-import type { CreateTopicSpec } from '../metadata/controller.js';
+import type { CreateTopicSpec } from '../metadata/topic-commands.js';
 import type { TopicRecord } from '../metadata/types.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { defineApi } from './api.js';
 import type { BrokerServices } from './services.js';
+
+/** A request timeout of 0 still waits a moment: clients use the topic right after the answer. */
+function propagationTimeout(timeoutMs: number): number {
+  return timeoutMs > 0 ? timeoutMs : 5000;
+}
 
 function success(broker: BrokerServices, t: TopicRecord): CreateTopicsResponseCreatableTopicResult {
   return {
@@ -81,8 +86,8 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
       };
       try {
         const record = req.validateOnly
-          ? broker.controller.planTopic(spec)
-          : await broker.controller.createTopic(spec);
+          ? await broker.commands.planTopic(spec)
+          : await broker.commands.createTopic(spec, propagationTimeout(req.timeoutMs));
         topics.push(success(broker, record));
       } catch (e) {
         if (!(e instanceof KafkaError)) throw e;

@@ -44,7 +44,7 @@ export default defineApi<DeleteTopicsRequest, DeleteTopicsResponse>({
         continue;
       }
       try {
-        const t = await broker.controller.deleteTopic(name);
+        const t = await broker.commands.deleteTopic(name, req.timeoutMs > 0 ? req.timeoutMs : 30_000);
         out.topicId = t.topicId;
       } catch (e) {
         if (!(e instanceof KafkaError)) throw e;

@@ -29,7 +29,13 @@ export default defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
       }
       try {
         const assignments = t.assignments === null ? null : t.assignments.map((a) => a.brokerIds);
-        await broker.controller.createPartitions(t.name, t.count, assignments, req.validateOnly);
+        await broker.commands.createPartitions(
+          t.name,
+          t.count,
+          assignments,
+          req.validateOnly,
+          req.timeoutMs > 0 ? req.timeoutMs : 30_000,
+        );
         results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
       } catch (e) {
         if (!(e instanceof KafkaError)) throw e;

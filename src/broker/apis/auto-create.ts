@@ -3,12 +3,12 @@
 // creation of the same name counts as success.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import type { TopicImage } from '../metadata/metadata-image.js';
+import type { TopicView } from '../metadata/cluster-image.js';
 import type { BrokerServices } from './services.js';
 
-export async function autoCreateTopic(broker: BrokerServices, name: string): Promise<TopicImage> {
+export async function autoCreateTopic(broker: BrokerServices, name: string): Promise<TopicView> {
   try {
-    return await broker.controller.createTopic({
+    return await broker.commands.createTopic({
       name,
       numPartitions: -1,
       replicationFactor: -1,

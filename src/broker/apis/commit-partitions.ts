@@ -8,7 +8,7 @@
 // response lists these error partitions first, then the coordinator's (Kafka's response builder
 // order).
 import { ErrorCode } from '../../protocol/errors.js';
-import type { MetadataImage } from '../metadata/metadata-image.js';
+import type { MetadataView } from '../metadata/cluster-image.js';
 
 export interface CommitResultTopic {
   name: string;
@@ -22,7 +22,7 @@ interface RequestTopic<P extends { partitionIndex: number }> {
 
 /** Splits the request's topics into those the coordinator may see and the per-partition errors. */
 export function splitUnknownPartitions<P extends { partitionIndex: number }, T extends RequestTopic<P>>(
-  image: MetadataImage,
+  image: MetadataView,
   topics: readonly T[],
 ): { known: T[]; unknown: CommitResultTopic[] } {
   const known: T[] = [];

@@ -70,11 +70,11 @@ export async function replaceConfigs(
   validateOnly: boolean,
 ): Promise<void> {
   if (resource.kind === 'topic') {
-    await broker.controller.setTopicConfigs(resource.name, configs, validateOnly);
+    await broker.commands.setTopicConfigs(resource.name, configs, validateOnly);
     return;
   }
   const valid = validateBrokerOverrides(configs);
-  if (!validateOnly) await broker.controller.setBrokerConfigs(resource.entity, valid);
+  if (!validateOnly) await broker.commands.setBrokerConfigs(resource.entity, valid);
 }
 
 /** Collects `(name, value)` pairs, rejecting a key given twice (Kafka: INVALID_REQUEST). */

@@ -9,9 +9,9 @@ import type { BrokerTxnCoordinator } from '../coordinator/txn/broker-txn-coordin
 import type { Logger } from '../logger.js';
 import type { ActiveController } from '../metadata/controller/active-controller.js';
 import type { ControllerRequestReceiver } from '../metadata/controller/controller-channel.js';
-import type { Controller } from '../metadata/controller.js';
-import type { MetadataImage } from '../metadata/metadata-image.js';
+import type { MetadataView } from '../metadata/cluster-image.js';
 import type { ProducerIdManager } from '../metadata/producer-ids.js';
+import type { TopicCommands } from '../metadata/topic-commands.js';
 import type { BufferPool } from '../network/buffer-pool.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { ApiRegistry } from './registry.js';
@@ -20,8 +20,10 @@ export interface BrokerServices {
   readonly nodeId: number;
   readonly config: BrokerConfig;
   readonly configs: ConfigResolver;
-  readonly image: MetadataImage;
-  readonly controller: Controller;
+  /** This broker's view of the cluster (what the controller last told it, configs from the store). */
+  readonly image: MetadataView;
+  /** Admin commands (topics, partitions, configs): written to the metadata store, awaited here. */
+  readonly commands: TopicCommands;
   readonly replicas: ReplicaManager;
   readonly logs: LogManager;
   readonly producerIds: ProducerIdManager;

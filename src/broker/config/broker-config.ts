@@ -36,6 +36,13 @@ export interface BrokerConfig {
   readonly deleteTopicEnable: boolean;
   readonly logFlushOffsetCheckpointIntervalMs: number;
   readonly logRetentionCheckIntervalMs: number;
+  /** `zookeeper.connect`; null = the embedded single broker (local metadata store). */
+  readonly zookeeperConnect: string | null;
+  readonly zookeeperSessionTimeoutMs: number;
+  readonly zookeeperConnectionTimeoutMs: number;
+  readonly controlledShutdownEnable: boolean;
+  readonly controlledShutdownMaxRetries: number;
+  readonly controlledShutdownRetryBackoffMs: number;
   /** Every key supplied statically (file + overrides), as strings. */
   readonly props: ReadonlyMap<string, string>;
 }
@@ -111,6 +118,14 @@ export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerCon
     deleteTopicEnable: toBoolean(get('delete.topic.enable')!),
     logFlushOffsetCheckpointIntervalMs: num('log.flush.offset.checkpoint.interval.ms'),
     logRetentionCheckIntervalMs: num('log.retention.check.interval.ms'),
+    zookeeperConnect: get('zookeeper.connect')?.trim() || null,
+    zookeeperSessionTimeoutMs: num('zookeeper.session.timeout.ms'),
+    zookeeperConnectionTimeoutMs: toNumber(
+      get('zookeeper.connection.timeout.ms') ?? get('zookeeper.session.timeout.ms')!,
+    ),
+    controlledShutdownEnable: toBoolean(get('controlled.shutdown.enable')!),
+    controlledShutdownMaxRetries: num('controlled.shutdown.max.retries'),
+    controlledShutdownRetryBackoffMs: num('controlled.shutdown.retry.backoff.ms'),
     props,
   };
 }

@@ -56,6 +56,30 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('max.connections', 'int', '2147483647', 'Max simultaneous connections.', { validate: atLeast(0) }),
   def('fetch.max.bytes', 'int', '57671680', 'Max bytes returned by one Fetch.', { validate: atLeast(1024) }),
   def('replica.lag.time.max.ms', 'long', '30000', 'Followers behind longer leave the ISR.'),
+  // Cluster: ZooKeeper and the controller.
+  def(
+    'zookeeper.connect',
+    'string',
+    null,
+    'host:port[,host:port...][/chroot]; unset = embedded single broker.',
+  ),
+  def('zookeeper.session.timeout.ms', 'int', '18000', 'ZooKeeper session timeout.', { validate: atLeast(1) }),
+  def(
+    'zookeeper.connection.timeout.ms',
+    'int',
+    null,
+    'Wait for the first ZooKeeper connection (default: the session timeout).',
+    {
+      validate: atLeast(1),
+    },
+  ),
+  def('controlled.shutdown.enable', 'boolean', 'true', 'Move leaderships away before a clean stop.'),
+  def('controlled.shutdown.max.retries', 'int', '3', 'ControlledShutdown attempts before stopping anyway.', {
+    validate: atLeast(0),
+  }),
+  def('controlled.shutdown.retry.backoff.ms', 'long', '5000', 'Wait between ControlledShutdown attempts.', {
+    validate: atLeast(0),
+  }),
   // Log storage.
   def('log.dirs', 'string', null, 'Data directories (comma-separated).'),
   def('log.dir', 'string', './data', 'Data directory when log.dirs is unset (Samsa default ./data).'),

@@ -3,7 +3,7 @@
 // durable before any of its ids is handed out, so ids never repeat across restarts; ids of a
 // block left unused at shutdown are skipped, exactly like Kafka.
 
-import type { MetadataStore } from './metadata-store.js';
+import type { MetadataStore } from './store/metadata-store.js';
 
 export const PRODUCER_ID_BLOCK_SIZE = 1000;
 
@@ -13,13 +13,14 @@ export class ProducerIdManager {
   private fetching: Promise<void> | null = null;
 
   constructor(
-    private readonly store: MetadataStore,
+    private readonly store: Pick<MetadataStore, 'allocateProducerIdBlock'>,
+    private readonly nodeId: number,
     private readonly blockSize = PRODUCER_ID_BLOCK_SIZE,
   ) {}
 
   async generate(): Promise<bigint> {
     while (this.next >= this.end) {
-      this.fetching ??= this.store.allocateProducerIdBlock(this.blockSize).then(
+      this.fetching ??= this.store.allocateProducerIdBlock(this.nodeId, this.blockSize).then(
         (b) => {
           this.next = b.firstProducerId;
           this.end = b.firstProducerId + BigInt(b.size);

@@ -8,14 +8,14 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { Logger } from '../logger.js';
-import type { TopicImage } from './metadata-image.js';
+import type { TopicView } from './cluster-image.js';
 import { assignReplicas, type PlacementBroker } from './replica-placement.js';
 import type { MetadataStore } from './store/metadata-store.js';
 import { MetadataStoreError } from './store/metadata-store.js';
 import type { BrokerInfo, TopicAssignment } from './store/records.js';
 import { validateTopicOverrides } from './topic-config-validation.js';
 import { collisionKey, topicNameError } from './topic-names.js';
-import type { TopicRecord } from './types.js';
+import { INTERNAL_TOPICS, type TopicRecord } from './types.js';
 import { randomUuid } from './uuid.js';
 
 /** Guard against requests that would create absurd numbers of partition directories. */
@@ -33,7 +33,7 @@ export interface CreateTopicSpec {
 
 /** What the commands read of this broker's metadata, and how they wait for it to catch up. */
 export interface LocalMetadataView {
-  topic(name: string): TopicImage | undefined;
+  topic(name: string): TopicView | undefined;
   brokerConfigs(entity: string): Readonly<Record<string, string>>;
   /** Resolves true once `done()` holds (checked after every metadata change), false on timeout. */
   waitFor(done: () => boolean, timeoutMs: number): Promise<boolean>;
@@ -119,7 +119,7 @@ export class TopicCommands {
    * Creates a topic and waits until this broker serves it with a leader for every partition.
    * Returns the topic as this broker sees it (or as planned, when the wait timed out).
    */
-  async createTopic(spec: CreateTopicSpec, timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS): Promise<TopicRecord> {
+  async createTopic(spec: CreateTopicSpec, timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS): Promise<TopicView> {
     const plan = await this.planTopic(spec);
     const assignment: TopicAssignment = {
       name: plan.name,
@@ -143,7 +143,7 @@ export class TopicCommands {
         ErrorCode.REQUEST_TIMED_OUT,
         `Topic '${plan.name}' was created, but its leaders were not known within ${timeoutMs} ms.`,
       );
-    return view.topic(plan.name) ?? plan;
+    return view.topic(plan.name) ?? { ...plan, internal: INTERNAL_TOPICS.has(plan.name) };
   }
 
   /** Requests the deletion and waits until this broker no longer serves the topic. */

@@ -1,7 +1,6 @@
-// The cluster metadata the broker serves from: topics with ids, partitions with leader/ISR,
-// topic config overrides, dynamic broker configs and the producer-id watermark. These records
-// are what a MetadataStore persists; the same shapes map onto ZooKeeper's znodes later
-// (`/brokers/topics/<t>`, `.../partitions/<p>/state`, `/config/topics/<t>`, `/latest_producer_id_block`).
+// The shapes API handlers read (through `MetadataView`): a topic with its id, config overrides
+// and partitions, each with leader, epoch, replicas and ISR; a broker's advertised address. What
+// the stores persist is in `store/records.ts`.
 
 export interface PartitionRecord {
   readonly partition: number;
@@ -25,19 +24,6 @@ export interface BrokerRegistration {
   readonly host: string;
   readonly port: number;
   readonly rack: string | null;
-}
-
-export interface StoredMetadata {
-  readonly clusterId: string;
-  readonly topics: readonly TopicRecord[];
-  /** Dynamic broker configs: key '' is the cluster-wide default, otherwise a node id. */
-  readonly brokerConfigs: Readonly<Record<string, Readonly<Record<string, string>>>>;
-}
-
-/** A block of producer ids handed to one broker (Kafka's ProducerIdsBlock). */
-export interface ProducerIdBlock {
-  readonly firstProducerId: bigint;
-  readonly size: number;
 }
 
 export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);

@@ -1,17 +1,14 @@
-// All partition replicas hosted by this broker. Follows the metadata image: creates logs for
-// new topics/partitions, deletes them with their topic, pushes config changes into the logs.
-// At startup it reconciles the log dirs with the image (logs of topics that no longer exist, or
-// that belong to an older incarnation of a name, are removed).
-// In a cluster the controller drives it instead (Kafka's becomeLeaderOrFollower/stopReplicas):
-// LeaderAndIsr creates or adopts logs and moves each partition to the newer leader epoch,
-// StopReplica stops (and deletes) replicas; both report the leadership changes of this broker.
+// All partition replicas hosted by this broker, driven by the controller as Kafka's ReplicaManager
+// (the embedded broker's own controller included): LeaderAndIsr creates or adopts logs and moves
+// each partition to the newer leader epoch, StopReplica stops (and deletes) replicas; both report
+// the leadership changes of this broker. At startup the logs of topics the metadata store no
+// longer has (or has under another topic id) are removed before the controller speaks.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { LogManager } from '../../storage/index.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import { logConfigFor } from '../config/log-config-for.js';
 import type { Logger } from '../logger.js';
-import type { MetadataImage, TopicChange, TopicImage } from '../metadata/metadata-image.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { Partition } from './partition.js';
 import type {
@@ -44,7 +41,6 @@ export class ReplicaManager {
 
   constructor(
     private readonly logs: LogManager,
-    private readonly image: MetadataImage,
     private readonly configs: ConfigResolver,
     private readonly nodeId: number,
     private readonly logger: Logger,
@@ -74,10 +70,16 @@ export class ReplicaManager {
     return this.partitions.values();
   }
 
-  async startup(): Promise<void> {
+  /**
+   * At startup, before the controller's first LeaderAndIsr: removes the logs of topics the
+   * metadata store no longer has, of an older topic with the same name (another topic id), and
+   * of partitions past the topic's count. Everything else waits on disk to be adopted.
+   */
+  async removeStaleLogs(topics: readonly { name: string; topicId: string; partitions: number }[]): Promise<void> {
+    const byName = new Map(topics.map((t) => [t.name, t]));
     for (const log of this.logs.allLogs()) {
-      const topic = this.image.topic(log.topic);
-      const stale = !topic || topic.topicId !== log.topicId || log.partition >= topic.partitions.length;
+      const topic = byName.get(log.topic);
+      const stale = !topic || topic.topicId !== log.topicId || log.partition >= topic.partitions;
       if (stale) {
         this.logger.log('warn', 'removing log of a deleted topic', {
           topic: log.topic,
@@ -85,42 +87,6 @@ export class ReplicaManager {
         });
         await this.logs.deleteLog(log.topic, log.partition);
       }
-    }
-    for (const topic of this.image.topics) await this.ensureTopic(topic);
-  }
-
-  async apply(change: TopicChange): Promise<void> {
-    switch (change.kind) {
-      case 'created':
-      case 'partitions-added':
-        await this.ensureTopic(change.topic);
-        return;
-      case 'configs-changed':
-        this.logs.updateConfig(change.topic.name, logConfigFor(this.configs, change.topic.configs));
-        return;
-      case 'deleted':
-        for (const p of change.topic.partitions) {
-          this.partitions.delete(ReplicaManager.key(change.topic.name, p.partition));
-          await this.logs.deleteLog(change.topic.name, p.partition);
-        }
-        return;
-    }
-  }
-
-  private async ensureTopic(topic: TopicImage): Promise<void> {
-    const config = logConfigFor(this.configs, topic.configs);
-    for (const state of topic.partitions) {
-      if (!state.replicas.includes(this.nodeId)) continue;
-      const key = ReplicaManager.key(topic.name, state.partition);
-      const existing = this.partitions.get(key);
-      if (existing) {
-        existing.updateState(state);
-        continue;
-      }
-      const log = await this.logs.createLog(topic.name, state.partition, { topicId: topic.topicId, config });
-      const p = new Partition(topic.name, topic.topicId, log, state, this.nodeId);
-      this.partitions.set(key, p);
-      p.maybeAdvanceHighWatermark();
     }
   }
 

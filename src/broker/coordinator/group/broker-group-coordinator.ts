@@ -3,8 +3,8 @@
 // compacted), loads the partitions this broker leads, and answers "who coordinates group X".
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
-import type { Controller, CreateTopicSpec } from '../../metadata/controller.js';
-import type { MetadataImage } from '../../metadata/metadata-image.js';
+import type { MetadataView } from '../../metadata/cluster-image.js';
+import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import { type CoordinatorLocation, InternalTopic, logCoordinatorError } from '../runtime/internal-topic.js';
 import { LogPartitionWriter } from '../runtime/log-partition-writer.js';
@@ -17,8 +17,8 @@ export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 
 export interface GroupCoordinatorDeps {
   readonly config: BrokerConfig;
-  readonly image: MetadataImage;
-  readonly controller: Controller;
+  readonly image: MetadataView;
+  readonly commands: TopicCommands;
   readonly replicas: ReplicaManager;
   readonly logger: Logger;
 }
@@ -40,9 +40,9 @@ export class BrokerGroupCoordinator {
     this.#topic = new InternalTopic(CONSUMER_OFFSETS_TOPIC, deps, this.coordinator, () => this.#topicSpec());
   }
 
-  /** Loads the partitions of an existing __consumer_offsets that this broker leads. */
-  startup(): void {
-    this.#topic.loadLedPartitions();
+  /** The internal topic's wiring: the metadata publisher feeds it this broker's leadership changes. */
+  get internalTopic(): InternalTopic {
+    return this.#topic;
   }
 
   /** Creates __consumer_offsets on first use; concurrent callers share one creation. */

@@ -1,12 +1,13 @@
 // The broker-side wiring every coordinator shares for its internal topic (__consumer_offsets,
 // __transaction_state): create the topic on first use (as Kafka does on the first
 // FindCoordinator), load the partitions this broker leads and unload the others as leadership
-// changes, and answer "which broker coordinates key X".
+// changes (the controller's LeaderAndIsr/StopReplica, relayed by the metadata publisher), and
+// answer "which broker coordinates key X".
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
-import type { Controller, CreateTopicSpec } from '../../metadata/controller.js';
-import type { MetadataImage, TopicChange } from '../../metadata/metadata-image.js';
+import type { MetadataView } from '../../metadata/cluster-image.js';
+import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
 
 export interface CoordinatorLocation {
   errorCode: number;
@@ -28,8 +29,8 @@ export interface PartitionedCoordinator {
 
 export interface InternalTopicDeps {
   readonly config: BrokerConfig;
-  readonly image: MetadataImage;
-  readonly controller: Controller;
+  readonly image: MetadataView;
+  readonly commands: TopicCommands;
   readonly logger: Logger;
 }
 
@@ -53,27 +54,10 @@ export class InternalTopic {
     private readonly deps: InternalTopicDeps,
     private readonly coordinator: PartitionedCoordinator,
     private readonly spec: () => CreateTopicSpec,
-  ) {
-    deps.controller.onChange((change) => this.#onTopicChange(change));
-  }
-
-  /** Loads the partitions of an existing topic that this broker leads. */
-  loadLedPartitions(): void {
-    const topic = this.deps.image.topic(this.name);
-    if (topic === undefined) return;
-    for (const p of topic.partitions) {
-      const led = p.leader === this.deps.config.nodeId;
-      const status = this.coordinator.runtime.status(p.partition);
-      if (led && status === undefined) {
-        this.#load(p.partition);
-      } else if (!led && status !== undefined) {
-        this.coordinator.onResignation(p.partition);
-      }
-    }
-  }
+  ) {}
 
   /**
-   * Cluster mode: this broker gained (`isLeader`) or lost the leadership of `partition` at
+   * This broker gained (`isLeader`) or lost the leadership of `partition` at
    * `leaderEpoch` — the metadata publisher's leadership events, which follow the controller's
    * LeaderAndIsr/StopReplica in order (Kafka's onLeadershipChange → onElection/onResignation).
    * A gain loads the partition's shard unless it is loaded or loading; a loss unloads it.
@@ -107,15 +91,6 @@ export class InternalTopic {
     this.#loads.set(partition, load);
   }
 
-  #onTopicChange(change: TopicChange): void {
-    if (change.topic.name !== this.name) return;
-    if (change.kind === 'deleted') {
-      for (const p of this.coordinator.runtime.partitions()) this.coordinator.onResignation(p);
-      return;
-    }
-    this.loadLedPartitions();
-  }
-
   /** Creates the topic on first use; concurrent callers share one creation. */
   ensureTopic(): Promise<void> {
     if (this.deps.image.topic(this.name) !== undefined) return Promise.resolve();
@@ -138,7 +113,7 @@ export class InternalTopic {
 
   async #createTopic(): Promise<void> {
     try {
-      await this.deps.controller.createTopic(this.spec());
+      await this.deps.commands.createTopic(this.spec());
     } catch (e) {
       if (!(e instanceof KafkaError && e.code === ErrorCode.TOPIC_ALREADY_EXISTS)) throw e;
     }

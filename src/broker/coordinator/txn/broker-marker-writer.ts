@@ -4,7 +4,7 @@
 // coordinator's runtime, which also makes that transaction's offsets visible or drops them.
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import { encodeControlBatch } from '../../../protocol/record-batch/control.js';
-import type { MetadataImage } from '../../metadata/metadata-image.js';
+import type { MetadataView } from '../../metadata/cluster-image.js';
 import type { Partition } from '../../replica/partition.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group/broker-group-coordinator.js';
@@ -22,7 +22,7 @@ const FINAL = new Set<number>([
 ]);
 
 export interface MarkerWriterDeps {
-  readonly image: MetadataImage;
+  readonly image: MetadataView;
   readonly replicas: ReplicaManager;
   readonly groups: () => GroupCoordinator | undefined;
   readonly now?: () => number;

@@ -4,8 +4,8 @@
 // and answers "who coordinates transactional id X".
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
-import type { Controller, CreateTopicSpec } from '../../metadata/controller.js';
-import type { MetadataImage } from '../../metadata/metadata-image.js';
+import type { MetadataView } from '../../metadata/cluster-image.js';
+import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
 import type { ProducerIdManager } from '../../metadata/producer-ids.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import type { BrokerGroupCoordinator } from '../group/broker-group-coordinator.js';
@@ -19,8 +19,8 @@ export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 
 export interface TxnCoordinatorDeps {
   readonly config: BrokerConfig;
-  readonly image: MetadataImage;
-  readonly controller: Controller;
+  readonly image: MetadataView;
+  readonly commands: TopicCommands;
   readonly replicas: ReplicaManager;
   readonly producerIds: ProducerIdManager;
   readonly groups: BrokerGroupCoordinator | undefined;
@@ -54,8 +54,9 @@ export class BrokerTxnCoordinator {
     this.#topic = new InternalTopic(TRANSACTION_STATE_TOPIC, deps, this.coordinator, () => this.#topicSpec());
   }
 
-  startup(): void {
-    this.#topic.loadLedPartitions();
+  /** The internal topic's wiring: the metadata publisher feeds it this broker's leadership changes. */
+  get internalTopic(): InternalTopic {
+    return this.#topic;
   }
 
   /** Creates __transaction_state on first use and waits for the shard of `transactionalId`. */

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ClusterImage, type MetadataView } from '../../../../src/broker/metadata/cluster-image.js';
 import { updateMetadataForVersion } from '../../../../src/broker/metadata/controller/request-forms.js';
-import type { MetadataImage } from '../../../../src/broker/metadata/metadata-image.js';
 import {
   MetadataPublisher,
   type PublisherEvent,
@@ -22,9 +21,8 @@ import { umBroker, updateMetadata } from './support/requests.js';
 const ID_A = 'AAAAAAAAAAAAAAAAAAAAAw';
 const ID_A2 = 'AAAAAAAAAAAAAAAAAAAAQQ';
 
-// Compile-time: both images serve handlers; the publisher is what admin commands wait on.
-const _views: [MetadataView, MetadataView, LocalMetadataView] = [
-  null as unknown as MetadataImage,
+// Compile-time: the image serves handlers; the publisher is what admin commands wait on.
+const _views: [MetadataView, LocalMetadataView] = [
   null as unknown as ClusterImage,
   null as unknown as MetadataPublisher,
 ];

@@ -10,7 +10,6 @@ import {
   BrokerControllerRequestReceiver,
   type ControllerRequestReceiverDeps,
 } from '../../../../../src/broker/metadata/controller-request-receiver.js';
-import { MetadataImage } from '../../../../../src/broker/metadata/metadata-image.js';
 import { MetadataPublisher, type PublisherEvent } from '../../../../../src/broker/metadata/publisher.js';
 import { ReplicaManager } from '../../../../../src/broker/replica/replica-manager.js';
 import { LogManager } from '../../../../../src/storage/index.js';
@@ -35,8 +34,7 @@ export async function startHarness(
   const dir = await mkdtemp(join(tmpdir(), 'samsa-broker-side-'));
   const logs = await LogManager.open({ logDirs: [dir], brokerId: nodeId });
   const configs = new ConfigResolver(new Map(), () => ({ cluster: {}, broker: {} }));
-  const image = new MetadataImage({ clusterId: 'test-cluster', topics: [], brokerConfigs: {} }, nodeId);
-  const replicas = new ReplicaManager(logs, image, configs, nodeId, silentLogger);
+  const replicas = new ReplicaManager(logs, configs, nodeId, silentLogger);
   const store = new FakeConfigStore();
   const publisher = new MetadataPublisher({
     clusterId: 'test-cluster',
