@@ -57,7 +57,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const logger = options.logger ?? silentLogger;
   // Lock every log dir before anything reads or writes it (the local metadata file lives in the first).
   const locks = await lockLogDirs(config.logDirs);
-  const cleanups: (() => Promise<void> | void)[] = [() => Promise.all(locks.map((l) => l.release())).then(() => {})];
+  const cleanups: (() => Promise<void> | void)[] = [
+    () => Promise.all(locks.map((l) => l.release())).then(() => {}),
+  ];
   const unwind = async () => {
     for (const c of cleanups.reverse()) await c();
   };
@@ -193,13 +195,48 @@ async function assemble(
     endpoints: [{ listener: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host, port }],
   };
   brokerEpoch = await store.registerBroker(registration);
+  // Without its session this broker cannot prove it still leads: past the session timeout, and
+  // at once on an expiry, its leaderships stop taking writes until the controller speaks.
+  let lostSession: NodeJS.Timeout | null = null;
+  let fencedByDisconnect: { unfence(): void }[] = [];
+  const fence = (why: string) => {
+    const fenced = replicas.fenceLeaders();
+    if (fenced.length > 0)
+      logger.log('warn', 'refusing writes as leader until the controller confirms', {
+        why,
+        partitions: fenced.length,
+      });
+    return fenced;
+  };
+  const stopTimer = () => {
+    if (lostSession !== null) clearTimeout(lostSession);
+    lostSession = null;
+  };
   store.watch({
+    disconnected: () => {
+      lostSession ??= setTimeout(() => {
+        fencedByDisconnect = fence('metadata store unreachable');
+      }, config.zookeeperSessionTimeoutMs);
+      lostSession.unref();
+    },
+    // The session survived: nothing moved without this broker's registration going away.
+    reconnected: () => {
+      stopTimer();
+      for (const p of fencedByDisconnect) p.unfence();
+      fencedByDisconnect = [];
+    },
     // A new session lost the ephemeral registration: register again (a new broker epoch).
     sessionExpired: () => {
+      stopTimer();
+      fencedByDisconnect = [];
+      fence('metadata store session expired');
       store.registerBroker(registration).then(
         (epoch) => {
           brokerEpoch = epoch;
-          logger.log('info', 'registered again after a session expiry', { nodeId, brokerEpoch: String(epoch) });
+          logger.log('info', 'registered again after a session expiry', {
+            nodeId,
+            brokerEpoch: String(epoch),
+          });
         },
         (e: unknown) =>
           logger.log('error', 'cannot register again after a session expiry', {

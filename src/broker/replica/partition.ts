@@ -30,6 +30,11 @@ export class Partition {
   #leaderRecoveryState: 0 | 1 = 0;
   #addingReplicas: readonly number[] = [];
   #removingReplicas: readonly number[] = [];
+  /**
+   * This broker can no longer prove it leads (its metadata-store session is lost or expired):
+   * writes are refused until the controller's next decision arrives.
+   */
+  #fenced = false;
 
   constructor(
     readonly topic: string,
@@ -61,6 +66,19 @@ export class Partition {
 
   get isLeader(): boolean {
     return this.state.leader === this.localNodeId;
+  }
+
+  get fenced(): boolean {
+    return this.#fenced;
+  }
+
+  /** Stops accepting writes as leader until `unfence()` or a newer LeaderAndIsr. */
+  fence(): void {
+    this.#fenced = true;
+  }
+
+  unfence(): void {
+    this.#fenced = false;
   }
 
   /** Version of the partition state this replica applied (-1: none from a controller yet). */
@@ -108,6 +126,7 @@ export class Partition {
     this.#leaderRecoveryState = s.leaderRecoveryState === 1 ? 1 : 0;
     this.#addingReplicas = [...s.addingReplicas];
     this.#removingReplicas = [...s.removingReplicas];
+    this.#fenced = false;
     this.maybeAdvanceHighWatermark();
   }
 
@@ -116,7 +135,8 @@ export class Partition {
    * log. The log assigns offsets synchronously, so call order is log order.
    */
   appendAsLeader(batch: Buffer, acks: number, minInsyncReplicas: number): Promise<AppendResult> {
-    if (!this.isLeader) return Promise.reject(new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
+    if (!this.isLeader || this.#fenced)
+      return Promise.reject(new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
     if (acks === -1 && this.state.isr.length < minInsyncReplicas) {
       return Promise.reject(
         new KafkaError(

@@ -75,7 +75,9 @@ export class ReplicaManager {
    * metadata store no longer has, of an older topic with the same name (another topic id), and
    * of partitions past the topic's count. Everything else waits on disk to be adopted.
    */
-  async removeStaleLogs(topics: readonly { name: string; topicId: string; partitions: number }[]): Promise<void> {
+  async removeStaleLogs(
+    topics: readonly { name: string; topicId: string; partitions: number }[],
+  ): Promise<void> {
     const byName = new Map(topics.map((t) => [t.name, t]));
     for (const log of this.logs.allLogs()) {
       const topic = byName.get(log.topic);
@@ -298,6 +300,23 @@ export class ReplicaManager {
         error: e instanceof Error ? e.message : String(e),
       });
     }
+  }
+
+  /**
+   * The metadata-store session is lost (past its timeout) or expired: another broker may have
+   * been made leader meanwhile, so no partition led here accepts writes until the controller
+   * speaks again (a newer LeaderAndIsr unfences it) or the session turns out intact (the caller
+   * unfences what it fenced). Returns the partitions it fenced.
+   */
+  fenceLeaders(): Partition[] {
+    const fenced: Partition[] = [];
+    for (const p of this.partitions.values()) {
+      if (p.isLeader && !p.fenced) {
+        p.fence();
+        fenced.push(p);
+      }
+    }
+    return fenced;
   }
 
   /** Called once at shutdown: wakes parked operations so they answer now. */
