@@ -11,6 +11,19 @@ export async function openMetadataStore(config: BrokerConfig, logger: Logger): P
     await store.start();
     return store;
   }
-  void logger;
-  throw new Error('zookeeper.connect: the ZooKeeper metadata store is not wired yet');
+  // Loaded only for clusters: the embedded broker never loads the ZooKeeper client.
+  const { ZkMetadataStore } = await import('./zk-store.js');
+  const store = new ZkMetadataStore({
+    connectString: config.zookeeperConnect,
+    sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
+    connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+    logger,
+  });
+  try {
+    await store.start();
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
+  return store;
 }

@@ -25,7 +25,7 @@ import type {
 } from './records.js';
 
 /** Requests in flight at once in a pipelined batch. */
-export const PIPELINE_WINDOW = 1000;
+export const PIPELINE_WINDOW = 500;
 
 /** Runs `fn` over `items` with up to `window` calls in flight; resolves when all settled. */
 export async function pipelined<T, R>(
@@ -106,6 +106,9 @@ export async function writePartitionStates(
   lease: ControllerLease,
   writes: readonly PartitionStateWrite[],
 ): Promise<PartitionWriteResult[]> {
+  // Fenced as a whole first (as the memory store is), even when no write reaches a multi.
+  await checkLease(client, lease);
+  if (writes.length === 0) return [];
   const topics = [...new Set(writes.map((w) => w.topic))];
   const creating = new Set(writes.filter((w) => w.expectedVersion === -1).map((w) => w.topic));
   // Per topic: its partition count (null: no such topic) and, where partitions are created, the
@@ -243,10 +246,32 @@ export async function readPartitionStates(
   return new Map([...out].sort((a, b) => a[0] - b[0]));
 }
 
+/** Znodes deleted by one multi (with the epoch check) when a topic's tree is deleted. */
+const DELETE_CHUNK = 100;
+
+/** Deletes `paths` (siblings or cousins) in one fenced multi; one by one if some are gone already. */
+async function fencedDelete(
+  client: ZkClient,
+  lease: ControllerLease,
+  paths: readonly string[],
+): Promise<void> {
+  const del = (path: string): ZkOp => ({ type: 'delete', path, version: -1 });
+  try {
+    await fencedMulti(client, lease, paths.map(del));
+    return;
+  } catch (e) {
+    if (!isZkError(e, 'NO_NODE') || paths.length === 1) {
+      if (isZkError(e, 'NO_NODE')) return;
+      throw e;
+    }
+  }
+  throwFailure(await pipelined(paths, (p) => fencedDelete(client, lease, [p])));
+}
+
 /**
- * Deletes `path` and everything below it, each znode with a multi `[check /controller_epoch,
- * delete]` (Kafka's deleteRecursive with the controller epoch version), one level at a time from
- * the deepest, pipelined. False when `path` did not exist.
+ * Deletes `path` and everything below it, every delete in a multi with `check /controller_epoch`
+ * (Kafka's deleteRecursive with the controller epoch version), one level at a time from the
+ * deepest, in pipelined multis of up to DELETE_CHUNK deletes. False when `path` did not exist.
  */
 export async function fencedDeleteRecursive(
   client: ZkClient,
@@ -280,14 +305,9 @@ export async function fencedDeleteRecursive(
     if (levels.length === 0) return false;
     try {
       for (const paths of levels.reverse()) {
-        const deleted = await pipelined(paths, async (p) => {
-          try {
-            await fencedMulti(client, lease, [{ type: 'delete', path: p, version: -1 }]);
-          } catch (e) {
-            if (!isZkError(e, 'NO_NODE')) throw e;
-          }
-        });
-        throwFailure(deleted);
+        const chunks: string[][] = [];
+        for (let i = 0; i < paths.length; i += DELETE_CHUNK) chunks.push(paths.slice(i, i + DELETE_CHUNK));
+        throwFailure(await pipelined(chunks, (chunk) => fencedDelete(client, lease, chunk)));
       }
       return true;
     } catch (e) {
@@ -295,4 +315,43 @@ export async function fencedDeleteRecursive(
       if (!isZkError(e, 'NOT_EMPTY') || attempt >= 5) throw e;
     }
   }
+}
+
+/**
+ * Deletes a topic's tree (`/brokers/topics/<t>` with its partitions and states), fenced. Kafka's
+ * layout is known, so the partitions are deleted with their states in chunks without listing each
+ * partition znode; anything unexpected below one falls back to the generic recursive delete.
+ */
+export async function fencedDeleteTopicTree(
+  client: ZkClient,
+  lease: ControllerLease,
+  topic: string,
+): Promise<void> {
+  const parent = topicPartitionsPath(topic);
+  let partitions: string[] = [];
+  try {
+    partitions = await client.getChildren(parent);
+  } catch (e) {
+    if (!isZkError(e, 'NO_NODE')) throw e;
+  }
+  const per = Math.floor(DELETE_CHUNK / 2);
+  const chunks: string[][] = [];
+  for (let i = 0; i < partitions.length; i += per) chunks.push(partitions.slice(i, i + per));
+  const deleted = await pipelined(chunks, async (chunk) => {
+    try {
+      await fencedMulti(
+        client,
+        lease,
+        chunk.flatMap((p): ZkOp[] => [
+          { type: 'delete', path: `${parent}/${p}/state`, version: -1 },
+          { type: 'delete', path: `${parent}/${p}`, version: -1 },
+        ]),
+      );
+    } catch (e) {
+      if (!isZkError(e, 'NO_NODE', 'NOT_EMPTY')) throw e;
+      throwFailure(await pipelined(chunk, (p) => fencedDeleteRecursive(client, lease, `${parent}/${p}`)));
+    }
+  });
+  throwFailure(deleted);
+  await fencedDeleteRecursive(client, lease, topicPath(topic));
 }

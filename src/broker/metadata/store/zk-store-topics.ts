@@ -17,7 +17,7 @@ import type { ControllerLease, TopicAssignment } from './records.js';
 import { encodeAssignment, topicAssignment } from './zk-store-codec.js';
 import {
   checkLease,
-  fencedDeleteRecursive,
+  fencedDeleteTopicTree,
   fencedMulti,
   pipelined,
   throwFailure,
@@ -107,7 +107,7 @@ export async function completeTopicDeletion(
 ): Promise<void> {
   await checkLease(c, lease);
   // Kafka's order: the topic's tree, its config, then the request (TopicDeletionManager).
-  await fencedDeleteRecursive(c, lease, topicPath(name));
+  await fencedDeleteTopicTree(c, lease, name);
   for (const path of [configEntityPath('topics', name), deleteTopicPath(name)]) {
     try {
       await fencedMulti(c, lease, [{ type: 'delete', path, version: -1 }]);
