@@ -121,7 +121,9 @@ async function assemble(
     replicas,
     publisher,
     brokerEpoch: () => brokerEpoch,
-    verifyController: async (id) => (await store.controllerId()) === id,
+    // A newer epoch must be the elected controller's own (else anyone could fence the real one).
+    verifyController: async (id, epoch) =>
+      (await store.controllerId()) === id && (await store.controllerEpoch()) === epoch,
     logger,
   });
   const channel = new BrokerChannel({

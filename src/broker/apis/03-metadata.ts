@@ -13,7 +13,7 @@ import {
   type MetadataResponseMetadataResponseTopic,
   metadataApi,
 } from '../../protocol/messages/generated/metadata.js';
-import type { TopicView } from '../metadata/cluster-image.js';
+import type { ClusterPartitionImage, TopicView } from '../metadata/cluster-image.js';
 import { topicNameError } from '../metadata/topic-names.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { defineApi } from './api.js';
@@ -37,13 +37,14 @@ function describeTopic(t: TopicView, ops: number): MetadataResponseMetadataRespo
     topicId: t.topicId,
     isInternal: t.internal,
     partitions: t.partitions.map((p) => ({
-      errorCode: ErrorCode.NONE,
+      // No live leader: LEADER_NOT_AVAILABLE, as Kafka's metadata cache answers.
+      errorCode: p.leader < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
       partitionIndex: p.partition,
-      leaderId: p.leader,
+      leaderId: p.leader < 0 ? -1 : p.leader,
       leaderEpoch: p.leaderEpoch,
       replicaNodes: [...p.replicas],
       isrNodes: [...p.isr],
-      offlineReplicas: [],
+      offlineReplicas: 'offlineReplicas' in p ? [...(p as ClusterPartitionImage).offlineReplicas] : [],
     })),
     topicAuthorizedOperations: ops,
   };

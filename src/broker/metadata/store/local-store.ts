@@ -86,6 +86,10 @@ export class LocalMetadataStore implements MetadataStore {
     return this.#store().controllerId();
   }
 
+  controllerEpoch(): Promise<number> {
+    return this.#store().controllerEpoch();
+  }
+
   resignController(lease: ControllerLease): Promise<void> {
     return this.#write((s) => s.resignController(lease));
   }

@@ -102,6 +102,10 @@ export class Ensemble {
     return this.controller?.nodeId ?? -1;
   }
 
+  controllerEpoch(): number {
+    return this.state.controllerEpoch?.epoch ?? 0;
+  }
+
   resignController(lease: ControllerLease): void {
     if (this.controller === null || this.controller.nodeId !== lease.nodeId) return;
     if (!this.leaseHolds(lease)) return;

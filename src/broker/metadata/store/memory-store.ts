@@ -211,6 +211,10 @@ export class MemoryMetadataStore implements MetadataStore {
     return this.#op(() => this.ensemble.controllerId());
   }
 
+  controllerEpoch(): Promise<number> {
+    return this.#op(() => this.ensemble.controllerEpoch());
+  }
+
   resignController(lease: ControllerLease): Promise<void> {
     return this.#op(() => this.ensemble.resignController(lease));
   }

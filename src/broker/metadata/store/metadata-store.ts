@@ -91,6 +91,8 @@ export interface MetadataStore {
   tryElectController(nodeId: number): Promise<ControllerLease | null>;
   /** The current controller's node id, or -1 when there is none. */
   controllerId(): Promise<number>;
+  /** The latest controller epoch (`/controller_epoch`; 0 before any election). */
+  controllerEpoch(): Promise<number>;
   /** Gives up the controller role if `lease` still holds it (deletes `/controller`). */
   resignController(lease: ControllerLease): Promise<void>;
 

@@ -252,6 +252,17 @@ export class ZkMetadataStore implements MetadataStore {
     }
   }
 
+  controllerEpoch(): Promise<number> {
+    return this.#op(async (c) => {
+      try {
+        return decodeControllerEpoch((await c.getData(ZK_PATHS.controllerEpoch)).data);
+      } catch (e) {
+        if (isZkError(e, 'NO_NODE')) return 0;
+        throw e;
+      }
+    });
+  }
+
   controllerId(): Promise<number> {
     return this.#op(async (c) => {
       try {
