@@ -50,3 +50,11 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     },
   };
 }
+
+export {
+  startTestCluster,
+  type TestCluster,
+  type TestClusterBroker,
+  type TestClusterOptions,
+} from './cluster.js';
+export { expireZkSession, startTestZooKeeper, type TestZooKeeper, type TestZooKeeperOptions } from './zookeeper.js';
