@@ -15,6 +15,7 @@ import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../stora
 import type { Partition } from '../replica/partition.js';
 import { defineApi } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
+import { notHostedError } from './partition-errors.js';
 
 const EARLIEST_LOCAL_TIMESTAMP = -4n;
 const LATEST_TIERED_TIMESTAMP = -5n;
@@ -66,7 +67,7 @@ export default defineApi<ListOffsetsRequest, ListOffsetsResponse>({
         partitions.push(out);
         const p = broker.replicas.get(t.name, rp.partitionIndex);
         if (!p) {
-          out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          out.errorCode = notHostedError(broker, t.name, rp.partitionIndex);
           continue;
         }
         out.errorCode = p.isLeader

@@ -9,6 +9,7 @@ import {
   deleteRecordsApi,
 } from '../../protocol/messages/generated/delete-records.js';
 import { defineApi } from './api.js';
+import { notHostedError } from './partition-errors.js';
 
 export default defineApi<DeleteRecordsRequest, DeleteRecordsResponse>({
   api: deleteRecordsApi,
@@ -25,7 +26,7 @@ export default defineApi<DeleteRecordsRequest, DeleteRecordsResponse>({
           partitions.push({
             partitionIndex: rp.partitionIndex,
             lowWatermark: -1n,
-            errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            errorCode: notHostedError(broker, t.name, rp.partitionIndex),
           });
           continue;
         }

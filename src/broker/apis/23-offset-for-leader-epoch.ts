@@ -10,6 +10,7 @@ import {
 } from '../../protocol/messages/generated/offset-for-leader-epoch.js';
 import { defineApi } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
+import { notHostedError } from './partition-errors.js';
 
 export default defineApi<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>({
   api: offsetForLeaderEpochApi,
@@ -27,7 +28,7 @@ export default defineApi<OffsetForLeaderEpochRequest, OffsetForLeaderEpochRespon
           endOffset: -1n,
         };
         const p = broker.replicas.get(t.topic, rp.partition);
-        if (!p) out.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        if (!p) out.errorCode = notHostedError(broker, t.topic, rp.partition);
         else if (!p.isLeader) out.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER;
         else out.errorCode = leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch);
         if (p && out.errorCode === ErrorCode.NONE) {
