@@ -1,18 +1,18 @@
-// Public entry point of the `samsa` package.
+// Public entry point of the `samsa` package: the whole client (`samsa/client`) and the broker
+// (`samsa/broker`). The broker's config error is `BrokerConfigError` here, since `ConfigError`
+// is the client's (invalid client options).
+// Subpaths: `samsa/client` (client only: loads no broker or storage code), `samsa/broker`,
+// `samsa/testkit` (`startTestBroker` for tests).
+
 export {
+  type BrokerConfig,
+  BrokerConfigError,
+  type BrokerConfigInput,
   type BrokerHandle,
+  type Logger,
+  type LogLevel,
+  loadBrokerConfig,
   type StartBrokerOptions,
   startBroker,
-} from './broker/broker.js';
-export { type BrokerConfig, type BrokerConfigInput, ConfigError, loadBrokerConfig } from './broker/config/broker-config.js';
-export type { Logger, LogLevel } from './broker/logger.js';
-export {
-  Admin,
-  Producer,
-  KafkaClientError,
-  type ClientOptions,
-  type ProducerOptions,
-  type ProducerRecord,
-  type RecordMetadata,
-} from './client/index.js';
-export { Consumer, type ConsumerOptions, type ConsumerRecord, type RebalanceListener } from './client/index.js';
+} from './broker/index.js';
+export * from './client/index.js';

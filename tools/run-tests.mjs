@@ -26,8 +26,13 @@ if (files.length === 0) {
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 // A hung test must fail the run, not stall CI: every test gets at most this long unless it sets
-// its own timeout.
-const testTimeoutMs = process.env.TEST_TIMEOUT_MS ?? '300000';
+// its own timeout. SAMSA_TEST_TIMEOUT_SCALE (slow machines; test/support/timeouts.ts) scales it.
+const scale = Number(process.env.SAMSA_TEST_TIMEOUT_SCALE?.trim() || '1');
+if (!(scale > 0)) {
+  console.error('SAMSA_TEST_TIMEOUT_SCALE must be a positive number');
+  process.exit(1);
+}
+const testTimeoutMs = process.env.TEST_TIMEOUT_MS ?? String(Math.round(300_000 * scale));
 const r = spawnSync(
   process.execPath,
   [

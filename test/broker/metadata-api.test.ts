@@ -112,6 +112,26 @@ test('Metadata: auto-creation honours the request flag (v4+), invalid names and 
   assert.equal(unknownId.topics[0]!.errorCode, 100);
 });
 
+test('Metadata: concurrent auto-creations of one topic all get the topic, with one id', async () => {
+  // Two clients' first Metadata requests for a new topic often arrive together (librdkafka
+  // producers started at once); the second used to be answered TOPIC_ALREADY_EXISTS.
+  const clients = await Promise.all([0, 1, 2].map(() => RawClient.connect(broker.port)));
+  try {
+    for (let round = 0; round < 5; round++) {
+      const name = `md-race-${round}`;
+      const answers = await Promise.all(clients.map((cl) => cl.request(metadataApi, 12, req(named(name)))));
+      const got = answers.map((r) => `${r.topics[0]!.errorCode}/${r.topics[0]!.partitions.length}`);
+      assert.deepEqual(got, ['0/3', '0/3', '0/3'], name);
+      const ids = new Set(answers.map((r) => r.topics[0]!.topicId));
+      assert.equal(ids.size, 1, `${name}: one topic id`);
+      const again = await c.request(metadataApi, 12, req(named(name), false));
+      assert.equal(again.topics[0]!.topicId, [...ids][0]);
+    }
+  } finally {
+    for (const cl of clients) cl.close();
+  }
+});
+
 test('Metadata v8+: authorized operations only when asked', async () => {
   const no = await c.request(metadataApi, 8, req(named('md-a')));
   assert.equal(no.topics[0]!.topicAuthorizedOperations, -2147483648);

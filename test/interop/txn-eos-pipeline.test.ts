@@ -23,7 +23,7 @@ bootstrap, src, dst, parts = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv
 c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'eos-group', 'enable.auto.commit': False,
               'auto.offset.reset': 'earliest', 'isolation.level': 'read_committed'})
 c.assign([TopicPartition(src, p) for p in range(parts)])
-p = Producer({'bootstrap.servers': bootstrap, 'transactional.id': 'eos-pipeline', 'transaction.timeout.ms': 10000, 'linger.ms': 1})
+p = Producer({'bootstrap.servers': bootstrap, 'transactional.id': 'eos-pipeline', 'transaction.timeout.ms': 300000, 'linger.ms': 1})
 p.init_transactions(30)
 print('ready', flush=True)
 while True:

@@ -7,12 +7,20 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { kcatRead, Proc, runPython, waitFor } from '../broker/txn/interop-support.js';
+import { scaled } from '../support/timeouts.js';
+
+// transaction.timeout.ms runs from a transaction's first partition: a producer that must commit
+// or abort by itself gets one no loaded machine reaches (else the coordinator aborts it first and
+// the producer is fenced); the one killed inside its transaction gets one short enough to wait
+// for, yet long enough that the test sees the transaction still open after the kill.
+const TXN_TIMEOUT_MS = 300_000;
+const KILLED_TXN_TIMEOUT_MS = scaled(10_000);
 
 const PRODUCER = `
 import sys, time
 from confluent_kafka import Producer, KafkaException
-bootstrap, topic, txid, mode, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-p = Producer({'bootstrap.servers': bootstrap, 'transactional.id': txid, 'transaction.timeout.ms': 3000, 'linger.ms': 5})
+bootstrap, topic, txid, mode, n, timeout_ms = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+p = Producer({'bootstrap.servers': bootstrap, 'transactional.id': txid, 'transaction.timeout.ms': timeout_ms, 'linger.ms': 5})
 p.init_transactions(20)
 p.begin_transaction()
 for i in range(n):
@@ -72,14 +80,16 @@ after(async () => {
 });
 
 test('confluent-kafka: a committed and an aborted transaction; read_committed sees exactly the committed records', {
-  timeout: 90_000,
+  timeout: scaled(90_000),
 }, async () => {
-  assert.deepEqual(await runPython(PRODUCER, [broker.bootstrap, 'ck-out', 'ck-commit', 'commit', 20]), [
-    'done',
-  ]);
-  assert.deepEqual(await runPython(PRODUCER, [broker.bootstrap, 'ck-out', 'ck-abort', 'abort', 15]), [
-    'done',
-  ]);
+  assert.deepEqual(
+    await runPython(PRODUCER, [broker.bootstrap, 'ck-out', 'ck-commit', 'commit', 20, TXN_TIMEOUT_MS]),
+    ['done'],
+  );
+  assert.deepEqual(
+    await runPython(PRODUCER, [broker.bootstrap, 'ck-out', 'ck-abort', 'abort', 15, TXN_TIMEOUT_MS]),
+    ['done'],
+  );
   const committed = await kcatRead(broker.bootstrap, 'ck-out', 'read_committed');
   assert.deepEqual(
     committed.map((r) => r.value).sort(),
@@ -96,9 +106,16 @@ test('confluent-kafka: a committed and an aborted transaction; read_committed se
 });
 
 test('confluent-kafka killed inside a transaction: aborted after its timeout, never visible, LSO moves on', {
-  timeout: 90_000,
+  timeout: scaled(90_000),
 }, async () => {
-  const proc = Proc.python(PRODUCER, [broker.bootstrap, 'ck-killed', 'ck-killed-tx', 'hang', 10]);
+  const proc = Proc.python(PRODUCER, [
+    broker.bootstrap,
+    'ck-killed',
+    'ck-killed-tx',
+    'hang',
+    10,
+    KILLED_TXN_TIMEOUT_MS,
+  ]);
   try {
     await proc.waitLine((l) => l === 'produced', 40_000);
   } finally {
@@ -112,7 +129,7 @@ test('confluent-kafka killed inside a transaction: aborted after its timeout, ne
   assert.deepEqual(await kcatRead(broker.bootstrap, 'ck-killed', 'read_committed'), []);
   await waitFor(
     () => logs.every((l) => l.lastStableOffset === l.highWatermark),
-    15_000,
+    30_000,
     'timeout abort moves the LSO',
   );
   const txn = (await broker.services.txns!.coordinator.describe(['ck-killed-tx']))[0]!;
@@ -125,7 +142,7 @@ test('confluent-kafka killed inside a transaction: aborted after its timeout, ne
 });
 
 test('confluent-kafka zombie: a second producer with the same transactional id fences the first', {
-  timeout: 90_000,
+  timeout: scaled(90_000),
 }, async () => {
   const out = await runPython(ZOMBIE, [broker.bootstrap, 'ck-zombie']);
   assert.equal(out[0], 'new committed');

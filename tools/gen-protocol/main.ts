@@ -3,8 +3,10 @@
 // Writes one module per API (request + response), one per header schema and one per related
 // data schema (generated/data/), plus generated/index.ts listing every API descriptor and
 // generated/api-metadata.ts with every API's version facts but no codec.
+// Also copies the schemas into test/fixtures/kafka-protocol/: the tests check the generated code
+// against the schemas it was made from, and a clone of this repository has no ../shared.
 
-import { readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { emitApiFile, emitMessageFile, flexibleMin } from './emit-file.js';
 import { kebab, writeGenerated } from './output.js';
@@ -87,6 +89,17 @@ const metadata = [
 files.set('api-metadata.ts', metadata);
 
 writeGenerated(outDir, files);
+
+const fixtureDir = 'test/fixtures/kafka-protocol';
+for (const sub of ['messages', 'related']) {
+  const from = join(schemaDir, sub);
+  const to = join(fixtureDir, sub);
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) {
+    if (name.endsWith('.json') || name === 'README.md') copyFileSync(join(from, name), join(to, name));
+  }
+}
 process.stdout.write(
   `gen-protocol: ${apis.length} APIs, ${dataModules.length} data schemas, ${files.size} files\n`,
 );

@@ -5,6 +5,13 @@
 import { connect, type Socket } from 'node:net';
 import { decodeResponse, encodeRequest } from '../../../src/protocol/messages/frame.js';
 import type { ApiDescriptor } from '../../../src/protocol/messages/runtime.js';
+import { scaled, TestTimeoutError } from '../../support/timeouts.js';
+
+/**
+ * How long a response (or a close) may take before the wait fails, before scaling. Generous:
+ * it only bounds a wait that is not going to end (a loaded 2-core machine answers late, not never).
+ */
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 export class RawClient {
   private buf = Buffer.alloc(0);
@@ -65,13 +72,21 @@ export class RawClient {
     return id;
   }
 
-  /** The next response frame (without size prefix), or null if the connection closes first / times out. */
-  async nextFrame(timeoutMs = 5000): Promise<Buffer | null> {
+  /**
+   * The next response frame (without size prefix), or null if the connection closes first or
+   * the (scaled) timeout passes. `request()` tells the two apart in its error.
+   */
+  async nextFrame(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Buffer | null> {
+    const r = await this.#next(scaled(timeoutMs));
+    return typeof r === 'string' ? null : r;
+  }
+
+  async #next(timeoutMs: number): Promise<Buffer | 'closed' | 'timed out'> {
     const deadline = Date.now() + timeoutMs;
     while (this.frames.length === 0) {
-      if (this.closedFlag) return null;
+      if (this.closedFlag) return 'closed';
       const left = deadline - Date.now();
-      if (left <= 0) return null;
+      if (left <= 0) return 'timed out';
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -83,18 +98,30 @@ export class RawClient {
     return this.frames.shift()!;
   }
 
-  async request<Req, Res>(api: ApiDescriptor<Req, Res>, version: number, body: Req): Promise<Res> {
+  /**
+   * Sends a request and decodes its response. `timeoutMs` (scaled) is how long the broker may
+   * take: a request the broker may park (JoinGroup up to the rebalance timeout, a long-poll
+   * Fetch) needs at least that much.
+   */
+  async request<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    version: number,
+    body: Req,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+  ): Promise<Res> {
     const id = this.sendRequest(api, version, body);
-    const frame = await this.nextFrame();
-    if (!frame) throw new Error(`connection closed while waiting for ${api.name} v${version}`);
+    const ms = scaled(timeoutMs);
+    const frame = await this.#next(ms);
+    if (frame === 'closed') throw new Error(`connection closed while waiting for ${api.name} v${version}`);
+    if (frame === 'timed out') throw new TestTimeoutError(`the ${api.name} v${version} response`, ms);
     const { correlationId, body: res } = decodeResponse(api, version, frame);
     if (correlationId !== id) throw new Error(`correlation mismatch: sent ${id}, got ${correlationId}`);
     return res;
   }
 
   /** Resolves true when the broker closes the connection within the timeout. */
-  async waitClosed(timeoutMs = 5000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
+  async waitClosed(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<boolean> {
+    const deadline = Date.now() + scaled(timeoutMs);
     while (!this.closedFlag && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));

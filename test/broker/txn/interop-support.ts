@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { listOffsetsApi } from '../../../src/protocol/messages/generated/list-offsets.js';
 import { exec } from '../../interop/support/exec.js';
+import { scaled, TestTimeoutError } from '../../support/timeouts.js';
 import { RawClient } from '../support/raw-client.js';
 
 /** A child process whose stdout lines are collected; `waitLine` resolves on a matching one. */
@@ -47,8 +48,10 @@ export class Proc {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** The first stdout line matching `pred`; `timeoutMs` is scaled (SAMSA_TEST_TIMEOUT_SCALE). */
   async waitLine(pred: (line: string) => boolean, timeoutMs: number): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
+    const ms = scaled(timeoutMs);
+    const deadline = Date.now() + ms;
     for (;;) {
       const found = this.lines.find(pred);
       if (found !== undefined) return found;
@@ -58,7 +61,7 @@ export class Proc {
         );
       const left = deadline - Date.now();
       if (left <= 0)
-        throw new Error(`timed out waiting for a line:\n${this.lines.join('\n')}\n${this.stderr}`);
+        throw new TestTimeoutError('a line of output', ms, `${this.lines.join('\n')}\n${this.stderr}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, left);
         this.#waiters.push(() => {
@@ -82,7 +85,11 @@ export async function runPython(
   timeoutMs = 60_000,
 ): Promise<string[]> {
   const r = await exec('/usr/bin/python3', ['-c', script, ...args.map(String)], { timeoutMs });
-  assert.equal(r.code, 0, `python failed:\n${r.stdout.toString()}\n${r.stderr}`);
+  assert.equal(
+    r.code,
+    0,
+    `python ${r.timedOut ? 'timed out' : 'failed'}:\n${r.stdout.toString()}\n${r.stderr}`,
+  );
   return r.stdout
     .toString()
     .split('\n')
@@ -118,10 +125,10 @@ export async function kcatRead(
       '%p %o %k %s\\n',
     ],
     {
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
     },
   );
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 0, `kcat ${r.timedOut ? 'timed out' : 'failed'}: ${r.stderr}`);
   return r.stdout
     .toString()
     .split('\n')
@@ -164,14 +171,16 @@ export async function latestOffsets(
   }
 }
 
+/** Polls `cond` every 100 ms; `timeoutMs` is scaled (SAMSA_TEST_TIMEOUT_SCALE). */
 export async function waitFor(
   cond: () => boolean | Promise<boolean>,
   timeoutMs: number,
   what: string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const ms = scaled(timeoutMs);
+  const deadline = Date.now() + ms;
   while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    if (Date.now() > deadline) throw new TestTimeoutError(what, ms);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -2,6 +2,7 @@
 // commits after every batch, and logs rebalance events with its assignment at that moment.
 import type { Consumer, ConsumerOptions, TopicPartition } from '../../../src/client/consumer/index.js';
 import type { TestBroker } from '../../../src/testkit/index.js';
+import { scaled, TestTimeoutError } from '../../support/timeouts.js';
 import { consumer } from './support.js';
 
 export interface RebalanceEvent {
@@ -103,10 +104,12 @@ export class GroupWorker {
   }
 }
 
+/** Polls `cond` every 50 ms; `timeoutMs` is scaled (SAMSA_TEST_TIMEOUT_SCALE). */
 export async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const ms = scaled(timeoutMs);
+  const deadline = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new TestTimeoutError(what, ms);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -4,6 +4,7 @@ import { Admin } from '../../../src/client/admin/admin.js';
 import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../../src/client/consumer/index.js';
 import { Producer } from '../../../src/client/producer/producer.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
+import { scaled } from '../../support/timeouts.js';
 
 export async function broker(overrides: Record<string, string | number | boolean> = {}): Promise<TestBroker> {
   return startTestBroker({
@@ -75,14 +76,14 @@ export function consumer<K = Buffer | null, V = Buffer | null>(
   });
 }
 
-/** Polls until `n` records arrived (or the deadline passes); returns them. */
+/** Polls until `n` records arrived (or the scaled deadline passes); returns them. */
 export async function pollN<K, V>(
   c: Consumer<K, V>,
   n: number,
-  timeoutMs = 15000,
+  timeoutMs = 30_000,
 ): Promise<ConsumerRecord<K, V>[]> {
   const out: ConsumerRecord<K, V>[] = [];
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (out.length < n && Date.now() < deadline) out.push(...(await c.poll(200)));
   return out;
 }

@@ -6,8 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BrokerHandle, startBroker } from '../../../src/index.js';
+import { scaled } from '../../support/timeouts.js';
 
 const run = promisify(execFile);
+
+/** execFile's error for a child killed at its timeout says only "Command failed". */
+function timeoutAware(what: string, ms: number) {
+  return (err: unknown): never => {
+    if ((err as { killed?: boolean }).killed)
+      throw new Error(`${what} timed out after ${ms} ms`, { cause: err });
+    throw err;
+  };
+}
 
 export interface TestBroker {
   broker: BrokerHandle;
@@ -44,11 +54,12 @@ export async function kcatRead(
   topic: string,
   extra: string[] = [],
 ): Promise<KcatRecord[]> {
+  const ms = scaled(60_000);
   const { stdout } = await run(
     'kcat',
     ['-C', '-b', bootstrap, '-t', topic, '-e', '-q', '-f', '%p\t%o\t%k\t%h\t%s\n', ...extra],
-    { maxBuffer: 256 * 1024 * 1024, timeout: 60000 },
-  );
+    { maxBuffer: 256 * 1024 * 1024, timeout: ms },
+  ).catch(timeoutAware(`kcat reading ${topic}`, ms));
   return stdout
     .split('\n')
     .filter((l) => l !== '')
@@ -60,10 +71,11 @@ export async function kcatRead(
 
 /** Produces `key:value` lines with kcat (librdkafka's default partitioner). */
 export async function kcatWrite(bootstrap: string, topic: string, lines: string): Promise<void> {
+  const ms = scaled(60_000);
   await new Promise<void>((resolve, reject) => {
-    const child = execFile('kcat', ['-P', '-b', bootstrap, '-t', topic, '-K:'], { timeout: 30000 }, (err) =>
+    const child = execFile('kcat', ['-P', '-b', bootstrap, '-t', topic, '-K:'], { timeout: ms }, (err) =>
       err ? reject(err) : resolve(),
     );
     child.stdin!.end(`${lines}\n`);
-  });
+  }).catch(timeoutAware(`kcat writing ${topic}`, ms));
 }

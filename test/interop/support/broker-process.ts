@@ -3,6 +3,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { scaled } from '../../support/timeouts.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 
@@ -15,7 +16,8 @@ export interface BrokerProcess {
   readonly exited: Promise<number | string>;
 }
 
-export async function spawnBroker(args: readonly string[], timeoutMs = 30_000): Promise<BrokerProcess> {
+/** Starts `samsa start ARGS`; waits (scaled) `timeoutMs` for its "listening on" line. */
+export async function spawnBroker(args: readonly string[], timeoutMs = 60_000): Promise<BrokerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -29,13 +31,15 @@ export async function spawnBroker(args: readonly string[], timeoutMs = 30_000): 
   const exited = new Promise<number | string>((resolve) =>
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
-  const deadline = Date.now() + timeoutMs;
+  const ms = scaled(timeoutMs);
+  const deadline = Date.now() + ms;
   for (;;) {
     const m = /listening on (\S+):(\d+)/.exec(out);
     if (m) return { child, host: m[1]!, port: Number(m[2]), output: () => out, exited };
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`broker did not start:\n${out}`);
+      const why = child.exitCode !== null ? `exited with ${child.exitCode}` : `timed out after ${ms} ms`;
+      throw new Error(`broker did not start (${why}):\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -1,5 +1,6 @@
 // Runs consumer child processes and collects what each one printed.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { scaled, TestTimeoutError } from '../../support/timeouts.js';
 
 export interface ConsumedRecord {
   partition: number;
@@ -81,11 +82,12 @@ export class ConsumerProc {
   }
 }
 
+/** Polls `cond` every 100 ms; `timeoutMs` is scaled (SAMSA_TEST_TIMEOUT_SCALE). */
 export async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const ms = scaled(timeoutMs);
   const start = Date.now();
   while (!cond()) {
-    if (Date.now() - start > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > ms) throw new TestTimeoutError(what, ms);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -1,11 +1,14 @@
 // Runs an external client (kcat, python3) with a hard timeout and optional stdin.
 
 import { spawn } from 'node:child_process';
+import { scaled } from '../../support/timeouts.js';
 
 export interface ExecResult {
   code: number | null;
   stdout: Buffer;
   stderr: string;
+  /** Killed at the (scaled) timeout; `stderr` then ends with a "timed out after N ms" line. */
+  timedOut: boolean;
 }
 
 export function exec(
@@ -17,7 +20,12 @@ export function exec(
     const child = spawn(cmd, [...args], { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env ?? process.env });
     const out: Buffer[] = [];
     let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    let timedOut = false;
+    const ms = scaled(opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, ms);
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
@@ -28,7 +36,8 @@ export function exec(
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out), stderr: err });
+      if (timedOut) err += `\n${cmd}: timed out after ${ms} ms (killed)\n`;
+      resolve({ code, stdout: Buffer.concat(out), stderr: err, timedOut });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '../../support/timeouts.js';
 
 const MAIN = new URL('../../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -55,7 +56,11 @@ export class BrokerProcess {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`broker did not start:\n${this.output}`)), 30_000);
+      const ms = scaled(60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`broker did not start: timed out after ${ms} ms:\n${this.output}`)),
+        ms,
+      );
       const onData = (d: Buffer) => {
         this.output += d.toString();
         if (this.output.includes('listening on')) {

@@ -6,7 +6,8 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadMessage, type MessageSpec, versionsOf } from '../../../tools/gen-protocol/schema.js';
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../../../../shared/kafka-protocol/', import.meta.url));
+/** The schemas `npm run gen` generated the codecs from, copied into the repository by it. */
+export const SCHEMA_DIR = fileURLToPath(new URL('../../fixtures/kafka-protocol/', import.meta.url));
 
 export interface ApiSchemas {
   name: string;
