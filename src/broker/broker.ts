@@ -18,23 +18,30 @@ import { logConfigFor } from './config/log-config-for.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { BrokerTxnCoordinator } from './coordinator/txn/broker-txn-coordinator.js';
 import { type Logger, silentLogger } from './logger.js';
+import { requestControlledShutdown } from './metadata/controlled-shutdown-request.js';
 import { BrokerChannel } from './metadata/controller/broker-channel.js';
 import { Controller } from './metadata/controller/controller.js';
-import { requestControlledShutdown } from './metadata/controlled-shutdown-request.js';
 import { BrokerControllerRequestReceiver } from './metadata/controller-request-receiver.js';
 import { ProducerIdManager } from './metadata/producer-ids.js';
 import { MetadataPublisher } from './metadata/publisher.js';
 import { followPublisher } from './metadata/publisher-wiring.js';
+import type { MetadataStore } from './metadata/store/metadata-store.js';
 import { openMetadataStore } from './metadata/store/open-store.js';
 import { TopicCommands } from './metadata/topic-commands.js';
 import { BufferPool } from './network/buffer-pool.js';
 import { SocketServer } from './network/socket-server.js';
 import { ReplicaManager } from './replica/replica-manager.js';
+import { startReplication } from './replica/replication.js';
 
 export interface StartBrokerOptions extends BrokerConfigInput {
   /** A ready config; when given, the other config fields are ignored. */
   config?: BrokerConfig;
   logger?: Logger;
+  /**
+   * In-process clusters (tests): this broker's session of a shared store (e.g. a
+   * `MemoryMetadataService`'s), used instead of the one the config names; closed with the broker.
+   */
+  metadataStore?: MetadataStore;
 }
 
 export interface BrokerHandle {
@@ -64,7 +71,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     for (const c of cleanups.reverse()) await c();
   };
   try {
-    return await assemble(config, logger, cleanups);
+    return await assemble(config, logger, cleanups, options.metadataStore);
   } catch (e) {
     await unwind().catch(() => {});
     throw e;
@@ -75,9 +82,10 @@ async function assemble(
   config: BrokerConfig,
   logger: Logger,
   cleanups: (() => Promise<void> | void)[],
+  givenStore: MetadataStore | undefined,
 ): Promise<BrokerHandle> {
   const nodeId = config.nodeId;
-  const store = await openMetadataStore(config, logger);
+  const store = givenStore ?? (await openMetadataStore(config, logger));
   cleanups.push(() => store.close());
   const clusterId = await store.clusterId();
   const publisher = new MetadataPublisher({ clusterId, store, logger });
@@ -146,6 +154,16 @@ async function assemble(
     },
   });
   cleanups.push(() => controller.close());
+  const replication = startReplication({
+    nodeId,
+    configs,
+    replicas,
+    image,
+    localController: controller,
+    brokerEpoch: () => brokerEpoch,
+    logger,
+  });
+  cleanups.push(() => replication.close());
   const commands = new TopicCommands({ store, view: publisher, config, logger });
   const groups = new BrokerGroupCoordinator({ config, image, commands, replicas, logger });
   cleanups.push(() => groups.close());
@@ -288,6 +306,7 @@ async function assemble(
           });
         }
         replicas.beginShutdown();
+        await replication.close();
         await server.close();
         txns.close();
         groups.close();

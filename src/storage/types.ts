@@ -154,6 +154,12 @@ export interface PartitionLog {
   deleteRecordsBefore(offset: bigint): Promise<bigint>;
   /** OffsetForLeaderEpoch: the end offset of `epoch` (start of the next higher epoch, or LEO). */
   endOffsetForEpoch(epoch: number): EpochEndOffset;
+  /**
+   * A new leader records that `epoch` starts at its log end before its first append (Kafka's
+   * maybeAssignEpochStartOffset), so a follower that went on in an older epoch learns where it
+   * diverged (OffsetForLeaderEpoch, the Fetch diverging epoch) even before anything is written.
+   */
+  assignEpochStartOffset(epoch: number): void;
   producerStates(): ProducerStateView[];
   /** fsync of everything written so far; moves the recovery point. */
   flush(): Promise<void>;

@@ -401,6 +401,11 @@ export class UnifiedLog implements PartitionLog {
     return this.producers.views();
   }
 
+  assignEpochStartOffset(epoch: number): void {
+    if (this.#closed) return;
+    this.epochs.assign(epoch, this.local.nextOffset);
+  }
+
   // ---- truncation and deletion ---------------------------------------------------------------
 
   /** Runs `fn` with appends held back and the write queue drained. */
@@ -427,7 +432,13 @@ export class UnifiedLog implements PartitionLog {
   async truncateTo(offset: bigint): Promise<void> {
     await this.#exclusively(async () => {
       this.local.ensureWritable();
-      if (offset >= this.local.logEndOffset) return;
+      if (offset >= this.local.logEndOffset) {
+        // As Kafka: an epoch this replica started as leader without writing in it begins at the
+        // log end and would contradict its new leader's epochs; it goes.
+        this.epochs.truncateFromEnd(this.local.logEndOffset);
+        await this.epochs.flush();
+        return;
+      }
       if (offset <= this.#logStartOffset) {
         await this.#truncateFully(offset);
         return;

@@ -6,6 +6,10 @@
 // LogAppendTime the log writes in place. Every append is started synchronously, in request
 // order, before anything is awaited — that is what makes Produce pipelinable per connection.
 // acks=0: no response; any partition error closes the connection instead (Kafka's behaviour).
+// acks=-1: after the append, each partition's answer waits until the high watermark passes the
+// batch (`Partition.waitForHighWatermark`: the request's timeout → REQUEST_TIMED_OUT, the ISR
+// below min.insync.replicas by then → NOT_ENOUGH_REPLICAS_AFTER_APPEND, leadership lost →
+// NOT_LEADER_OR_FOLLOWER); acks=1 answers once the leader's append is written.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
@@ -68,9 +72,9 @@ export default defineApi<ProduceRequest, ProduceResponse>({
   minVersion: 0,
   maxVersion: 11,
   pipelinable: true,
-  // Every append has completed (written, or failed) before `handle` resolves, and the log keeps
-  // no reference to a written batch (its tail cache copies small batches), so the request frame
-  // may be reused.
+  // Every append has completed (written, or failed) before `handle` resolves (acks=-1 waits
+  // for the HW only after its append completed), and the log keeps no reference to a written
+  // batch (its tail cache copies small batches), so the request frame may be reused.
   releasesRequest: true,
   async handle(ctx, req) {
     const { broker, version } = ctx;
@@ -118,10 +122,16 @@ export default defineApi<ProduceRequest, ProduceResponse>({
         try {
           checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
           checkNotInternalTopic(topic.name, ctx.header.clientId);
+          const appended = partition.appendAsLeader(pd.records!, acks, minIsr);
           results.push(
-            partition
-              .appendAsLeader(pd.records!, acks, minIsr)
-              .then((r) => partitionResult(pd.index, r), fail),
+            acks === -1
+              ? appended.then(async (r) => {
+                  const code = await partition.waitForHighWatermark(r.lastOffset + 1n, req.timeoutMs, minIsr);
+                  return code === ErrorCode.NONE
+                    ? partitionResult(pd.index, r)
+                    : partitionError(pd.index, new KafkaError(code), broker);
+                }, fail)
+              : appended.then((r) => partitionResult(pd.index, r), fail),
           );
         } catch (e) {
           results.push(fail(e));

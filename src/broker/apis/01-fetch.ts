@@ -1,4 +1,4 @@
-// Fetch (key 1), v4-16, for consumers. Sessionless only: SessionId 0 with epoch 0 or -1 is a
+// Fetch (key 1), v4-16, for consumers and followers. Sessionless only: SessionId 0 with epoch 0 or -1 is a
 // full fetch and the answer carries SessionId 0 (clients then stay sessionless); any other
 // session is FETCH_SESSION_ID_NOT_FOUND. Every requested partition is answered (the Java client
 // rejects a full response that omits one). Reads stop at the high watermark, or at the LSO for
@@ -6,6 +6,8 @@
 // carries AbortedTransactions. The first non-empty partition always gets its first batch whole,
 // even above MaxBytes/PartitionMaxBytes (KIP-74). Fewer than MinBytes → park until an append
 // or MaxWaitMs, then read again. v13+ names topics by id. v15+ carries ReplicaId in ReplicaState.
+// A fetch with a replica id ≥ 0 is a follower's (`replica/follower-read.ts`): read up to the log
+// end offset, its position recorded by the leader (HW, ISR), a diverging epoch answered at once.
 // Record bytes read from files go into pooled buffers (`broker.buffers`), returned to the pool
 // once the response has been written: a fresh 1 MB buffer per partition read cost page faults
 // and external-memory GCs that dominated the broker's CPU while serving consumers.
@@ -18,6 +20,7 @@ import {
   fetchApi,
 } from '../../protocol/messages/generated/fetch.js';
 import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
+import { readForFollower } from '../replica/follower-read.js';
 import { defineApi, type RequestContext } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
 import type { BrokerServices } from './services.js';
@@ -32,6 +35,8 @@ interface Target {
     readonly fetchOffset: bigint;
     readonly maxBytes: number;
     readonly currentLeaderEpoch: number;
+    readonly lastFetchedEpoch: number;
+    readonly logStartOffset: bigint;
   }[];
   /** Set when the topic id is unknown (v13+). */
   readonly unknownId: boolean;
@@ -53,6 +58,13 @@ function emptyPartition(index: number, errorCode: number): FetchResponsePartitio
   };
 }
 
+/** The fetching follower (replica id ≥ 0); `firstPass`: its position is recorded on this pass. */
+interface FollowerFetcher {
+  readonly replicaId: number;
+  readonly replicaEpoch: bigint;
+  readonly firstPass: boolean;
+}
+
 /** One pass over every requested partition; returns the answers and the record bytes. */
 async function readAll(
   broker: BrokerServices,
@@ -61,6 +73,7 @@ async function readAll(
   readCommitted: boolean,
   logs: WatchedLog[],
   allocate: ((size: number) => Buffer) | undefined,
+  follower: FollowerFetcher | null,
 ): Promise<{ responses: FetchResponse['responses']; bytes: number; error: boolean }> {
   let bytes = 0;
   let error = false;
@@ -80,6 +93,31 @@ async function readAll(
         continue;
       }
       logs.push({ log: p.log, highWatermark: p.log.highWatermark });
+      if (follower !== null) {
+        const r = await readForFollower(p, {
+          replicaId: follower.replicaId,
+          replicaEpoch: follower.replicaEpoch,
+          fetchOffset: rp.fetchOffset,
+          currentLeaderEpoch: rp.currentLeaderEpoch,
+          lastFetchedEpoch: rp.lastFetchedEpoch,
+          logStartOffset: rp.logStartOffset,
+          maxBytes: Math.min(rp.maxBytes, Math.max(0, maxBytes - bytes)),
+          minOneBatch: bytes === 0,
+          allocate,
+          updateFetchState: follower.firstPass,
+        });
+        const out = emptyPartition(rp.index, r.errorCode);
+        out.highWatermark = r.highWatermark;
+        out.lastStableOffset = r.lastStableOffset;
+        out.logStartOffset = r.logStartOffset;
+        out.records = r.records;
+        if (r.divergingEpoch !== null) out.divergingEpoch = { ...r.divergingEpoch };
+        // A diverging epoch is answered at once, as an error is.
+        if (r.errorCode !== ErrorCode.NONE || r.divergingEpoch !== null) error = true;
+        bytes += r.records.length;
+        partitions.push(out);
+        continue;
+      }
       const epochError = leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch);
       const base = emptyPartition(rp.index, ErrorCode.NONE);
       const fill = (): void => {
@@ -173,6 +211,8 @@ function resolveTargets(broker: BrokerServices, req: FetchRequest, version: numb
       fetchOffset: p.fetchOffset,
       maxBytes: p.partitionMaxBytes,
       currentLeaderEpoch: p.currentLeaderEpoch,
+      lastFetchedEpoch: p.lastFetchedEpoch,
+      logStartOffset: p.logStartOffset,
     }));
     if (version < 13) return { topic: t.topic, topicId: t.topicId, partitions, unknownId: false };
     const img = broker.image.topicById(t.topicId);
@@ -204,9 +244,12 @@ export default defineApi<FetchRequest, FetchResponse>({
     const readCommitted = req.isolationLevel === READ_COMMITTED;
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     const reads = pooledReads(ctx);
-    for (;;) {
+    const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId;
+    const replicaEpoch = version >= 15 ? req.replicaState.replicaEpoch : -1n;
+    for (let pass = 0; ; pass++) {
       const logs: WatchedLog[] = [];
-      const result = await readAll(broker, targets, maxBytes, readCommitted, logs, reads?.allocate);
+      const follower = replicaId >= 0 ? { replicaId, replicaEpoch, firstPass: pass === 0 } : null;
+      const result = await readAll(broker, targets, maxBytes, readCommitted, logs, reads?.allocate, follower);
       const remaining = deadline - Date.now();
       const satisfied = result.bytes >= req.minBytes || result.error || remaining <= 0 || logs.length === 0;
       // Without an append since the read, the answer we have is still the right one.

@@ -55,7 +55,27 @@ const DEFS: readonly BrokerConfigDef[] = [
   }),
   def('max.connections', 'int', '2147483647', 'Max simultaneous connections.', { validate: atLeast(0) }),
   def('fetch.max.bytes', 'int', '57671680', 'Max bytes returned by one Fetch.', { validate: atLeast(1024) }),
-  def('replica.lag.time.max.ms', 'long', '30000', 'Followers behind longer leave the ISR.'),
+  def('replica.lag.time.max.ms', 'long', '30000', 'Followers behind longer leave the ISR.', {
+    validate: atLeast(1),
+  }),
+  // Replication: the follower's fetchers.
+  def('num.replica.fetchers', 'int', '1', 'Replica fetchers per source broker.', { validate: atLeast(1) }),
+  def('replica.fetch.max.bytes', 'int', '1048576', 'Bytes a follower fetches per partition.', {
+    validate: atLeast(0),
+  }),
+  def('replica.fetch.min.bytes', 'int', '1', 'Bytes a follower fetch waits for.', { validate: atLeast(1) }),
+  def('replica.fetch.wait.max.ms', 'int', '500', 'Longest wait of a follower fetch.', {
+    validate: atLeast(0),
+  }),
+  def('replica.fetch.response.max.bytes', 'int', '10485760', 'Bytes a follower fetches per request.', {
+    validate: atLeast(0),
+  }),
+  def('replica.fetch.backoff.ms', 'int', '1000', 'Pause of a follower fetch after an error.', {
+    validate: atLeast(0),
+  }),
+  def('replica.socket.timeout.ms', 'int', '30000', 'Request timeout of follower fetches.', {
+    validate: atLeast(1),
+  }),
   // Cluster: ZooKeeper and the controller.
   def(
     'zookeeper.connect',

@@ -10,7 +10,7 @@ import type { ConfigResolver } from '../config/config-resolver.js';
 import { logConfigFor } from '../config/log-config-for.js';
 import type { Logger } from '../logger.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
-import { Partition } from './partition.js';
+import { type IsrProposal, Partition, type PartitionEnv } from './partition.js';
 import type {
   LeaderAndIsrInput,
   LeadershipChange,
@@ -33,18 +33,63 @@ export interface BecomeLeaderOrFollowerOptions {
   readonly liveLeaders?: readonly LiveLeader[];
 }
 
+/** What a leader needs from the cluster (set by `replica/replication.ts` in a broker). */
+export interface LeaderReplicationEnv {
+  /** The broker is alive and may join an ISR. */
+  isReplicaIsrEligible(brokerId: number): boolean;
+  /** This broker's registration epoch (-1 when unknown). */
+  brokerEpoch(): bigint;
+  /** Sends an ISR change to the controller (AlterPartition). */
+  submitIsrChange(proposal: IsrProposal): void;
+}
+
+/** The environment every partition of this broker sees; without replication, a lone leader's. */
+class BrokerPartitionEnv implements PartitionEnv {
+  replication: LeaderReplicationEnv | null = null;
+  /** `replica.lag.time.max.ms` (a static config, read once). */
+  readonly #lagMs: number;
+
+  constructor(configs: ConfigResolver) {
+    this.#lagMs = Number(configs.brokerValue('replica.lag.time.max.ms') ?? 30_000);
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  replicaLagTimeMaxMs(): number {
+    return this.#lagMs;
+  }
+
+  isReplicaIsrEligible(brokerId: number): boolean {
+    return this.replication?.isReplicaIsrEligible(brokerId) ?? false;
+  }
+
+  brokerEpoch(): bigint {
+    return this.replication?.brokerEpoch() ?? -1n;
+  }
+
+  get submitIsrChange(): ((proposal: IsrProposal) => void) | undefined {
+    const r = this.replication;
+    return r === null ? undefined : (proposal) => r.submitIsrChange(proposal);
+  }
+}
+
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
   private readonly closeListeners = new Set<() => void>();
   private closing = false;
   private fetcherHooks: ReplicaFetcherHooks = {};
+  readonly #env: BrokerPartitionEnv;
 
   constructor(
     private readonly logs: LogManager,
     private readonly configs: ConfigResolver,
     private readonly nodeId: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.#env = new BrokerPartitionEnv(configs);
+  }
 
   private static key(topic: string, partition: number): string {
     return `${topic}\u0000${partition}`;
@@ -94,9 +139,19 @@ export class ReplicaManager {
 
   // -- Controller-driven transitions (cluster mode) ------------------------------------------
 
-  /** Where the replica fetcher plugs in (replication issue); replaces earlier hooks. */
+  /** Where the replica fetcher plugs in (`replica/replication.ts`); replaces earlier hooks. */
   setReplicaFetcherHooks(hooks: ReplicaFetcherHooks): void {
     this.fetcherHooks = hooks;
+  }
+
+  /** Lets leaders change their ISR through the controller (`replica/replication.ts`). */
+  setLeaderReplication(env: LeaderReplicationEnv | null): void {
+    this.#env.replication = env;
+  }
+
+  /** Kafka's isr-expiration task: every leader drops followers that lag too long. */
+  maybeShrinkIsrs(): void {
+    for (const p of this.partitions.values()) if (p.isLeader) p.maybeShrinkIsr();
   }
 
   /** Pushes a topic's (re-read) overrides into its logs, merged over the broker's values. */
@@ -240,6 +295,7 @@ export class ReplicaManager {
       const p = this.partitions.get(key);
       if (p !== undefined) {
         this.partitions.delete(key);
+        p.failWaiters();
         if (p.isLeader) {
           changes.push({
             topic: p.topic,
@@ -287,6 +343,7 @@ export class ReplicaManager {
       log,
       { partition: s.partition, leader: -1, leaderEpoch: -1, replicas: [], isr: [] },
       this.nodeId,
+      this.#env,
     );
     this.partitions.set(key, p);
     return p;
@@ -322,6 +379,7 @@ export class ReplicaManager {
   /** Called once at shutdown: wakes parked operations so they answer now. */
   beginShutdown(): void {
     this.closing = true;
+    for (const p of this.partitions.values()) p.failWaiters();
     for (const l of this.closeListeners) l();
     this.closeListeners.clear();
   }

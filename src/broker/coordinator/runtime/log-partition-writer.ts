@@ -1,8 +1,10 @@
 // PartitionWriter/PartitionLoader over the broker's own partitions of an internal topic
-// (__consumer_offsets, later __transaction_state). Appends are one uncompressed RecordBatch
-// per runtime flush, written as leader with acks=all; "committed" means the high watermark
-// has passed the batch, which on a single broker is immediately after the write.
-import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
+// (__consumer_offsets, __transaction_state). Appends are one uncompressed RecordBatch per
+// runtime flush, written as leader with acks=all; "committed" means the high watermark has
+// passed the batch (`Partition.waitForHighWatermark`: at once when the ISR is this broker alone,
+// else once the followers have it), within `commitTimeoutMs` (REQUEST_TIMED_OUT), and failing
+// with NOT_LEADER_OR_FOLLOWER when the leadership is lost meanwhile.
+import { ErrorCode, errorInfo, KafkaError } from '../../../protocol/errors.js';
 import { encodeControlBatch, readControlRecord } from '../../../protocol/record-batch/control.js';
 import {
   decodeRecordBatch,
@@ -23,11 +25,14 @@ import type {
 
 /** Bytes read per step while loading: big enough to be quick, small enough to yield often. */
 const LOAD_CHUNK_BYTES = 1 << 20;
+/** How long a write may wait for the followers (Kafka's request.timeout.ms default). */
+export const DEFAULT_COMMIT_TIMEOUT_MS = 30_000;
 
 export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
   constructor(
     readonly topic: string,
     private readonly partitionOf: (partition: number) => Partition | undefined,
+    private readonly commitTimeoutMs = DEFAULT_COMMIT_TIMEOUT_MS,
   ) {}
 
   #partition(partition: number): Partition {
@@ -54,14 +59,13 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     );
     const result = await p.appendAsLeader(batch, -1, 1);
     const end = result.lastOffset + 1n;
-    await waitForHighWatermark(p, end);
+    await waitForCommit(p, end, this.commitTimeoutMs);
     return end;
   }
 
   /**
    * A transactional batch (written with sequence 0: the log skips sequence and duplicate checks
-   * for coordinator writes, as Kafka does) or a control batch; both need the coordinator origin,
-   * which Partition.appendAsLeader lacks.
+   * for coordinator writes, as Kafka does) or a control batch; both need the coordinator origin.
    */
   async #appendTransactional(
     p: Partition,
@@ -90,10 +94,9 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
               transactional: true,
             },
           );
-    const result = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator' });
-    p.maybeAdvanceHighWatermark();
+    const result = await p.appendAsLeader(batch, -1, 1, 'coordinator');
     const end = result.lastOffset + 1n;
-    await waitForHighWatermark(p, end);
+    await waitForCommit(p, end, this.commitTimeoutMs);
     return end;
   }
 
@@ -176,14 +179,10 @@ function markerOf(
   return null;
 }
 
-function waitForHighWatermark(p: Partition, offset: bigint): Promise<void> {
-  if (p.log.highWatermark >= offset) return Promise.resolve();
-  return new Promise((resolve) => {
-    const off = p.log.onAppend((log) => {
-      if (log.highWatermark >= offset) {
-        off();
-        resolve();
-      }
-    });
-  });
+/** Waits until the high watermark passes `offset`; throws KafkaError when it does not. */
+export async function waitForCommit(p: Partition, offset: bigint, timeoutMs: number): Promise<void> {
+  const code = await p.waitForHighWatermark(offset, timeoutMs);
+  if (code !== ErrorCode.NONE) {
+    throw new KafkaError(code, `write to ${p.topic}-${p.index} not committed: ${errorInfo(code).name}`);
+  }
 }

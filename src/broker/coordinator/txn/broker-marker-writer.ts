@@ -10,6 +10,7 @@ import type { ReplicaManager } from '../../replica/replica-manager.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group/broker-group-coordinator.js';
 import type { GroupCoordinator } from '../group/group-coordinator.js';
 import { errorCodeOf } from '../runtime/coordinator-error.js';
+import { DEFAULT_COMMIT_TIMEOUT_MS, waitForCommit } from '../runtime/log-partition-writer.js';
 import type { TxnMarker, TxnMarkerWriter } from './txn-coordinator.js';
 import type { TopicPartitionSet } from './txn-metadata.js';
 
@@ -65,7 +66,11 @@ export class BrokerMarkerWriter implements TxnMarkerWriter {
   }
 }
 
-/** Appends the control batch as the coordinator and waits until the high watermark passes it. */
+/**
+ * Appends the control batch as the coordinator and waits until the high watermark passes it
+ * (Kafka's WriteTxnMarkers: acks=all within request.timeout.ms); a timeout or a lost leadership
+ * answers its error code and the marker is retried.
+ */
 async function appendMarker(p: Partition, marker: TxnMarker, timestamp: number): Promise<void> {
   const batch = encodeControlBatch({
     producerId: marker.producerId,
@@ -74,16 +79,6 @@ async function appendMarker(p: Partition, marker: TxnMarker, timestamp: number):
     coordinatorEpoch: marker.coordinatorEpoch,
     timestamp,
   });
-  const r = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator' });
-  p.maybeAdvanceHighWatermark();
-  const end = r.lastOffset + 1n;
-  if (p.log.highWatermark >= end) return;
-  await new Promise<void>((resolve) => {
-    const off = p.log.onAppend((log) => {
-      if (log.highWatermark >= end) {
-        off();
-        resolve();
-      }
-    });
-  });
+  const r = await p.appendAsLeader(batch, -1, 1, 'coordinator');
+  await waitForCommit(p, r.lastOffset + 1n, DEFAULT_COMMIT_TIMEOUT_MS);
 }
