@@ -393,9 +393,16 @@ export class Connection {
     });
   }
 
-  /** Sends what is queued, then closes; a peer that never reads is cut off after a while. */
+  /**
+   * Sends what is queued, then closes; a peer that never reads is cut off after a while. Reading
+   * resumes (into nowhere) so the peer's own FIN is seen at once: a paused socket would hold the
+   * listener's close for the whole grace period.
+   */
   private endGracefully(): void {
     this.socket.end();
+    this.socket.removeAllListeners('data');
+    this.socket.on('data', () => {});
+    this.socket.resume();
     setTimeout(() => this.socket.destroy(), 5000).unref();
   }
 
