@@ -1,5 +1,5 @@
-// CreateTopics (key 19), v0-7. Topics are written to the metadata store one by one; each answer
-// comes once this broker serves the topic with its leaders (or the request's timeout passed). Duplicate names in one request are all rejected
+// CreateTopics (key 19), v0-7. A request's topics are written to the metadata store together;
+// each answer comes once this broker serves the topic with its leaders (or the timeout passed). Duplicate names in one request are all rejected
 // with INVALID_REQUEST, as Kafka does. ValidateOnly (v1+) runs every check and reports what would
 // be created. v5+ answers with the partition count, replication factor and the topic's configs;
 // v7+ with the topic id.
@@ -66,12 +66,15 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
     const { broker } = ctx;
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const topics: CreateTopicsResponseCreatableTopicResult[] = [];
     const reported = new Set<string>();
+    // Every topic of the request is written at once (their store writes and the controller's
+    // work on them batch together, as Kafka creates a request's topics in one go); answers keep
+    // the request's order.
+    const answers: Promise<CreateTopicsResponseCreatableTopicResult>[] = [];
     for (const t of req.topics) {
       if (counts.get(t.name)! > 1) {
         if (!reported.has(t.name))
-          topics.push(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+          answers.push(Promise.resolve(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.')));
         reported.add(t.name);
         continue;
       }
@@ -84,16 +87,20 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
         assignments: t.assignments,
         configs,
       };
-      try {
-        const record = req.validateOnly
-          ? await broker.commands.planTopic(spec)
-          : await broker.commands.createTopic(spec, propagationTimeout(req.timeoutMs));
-        topics.push(success(broker, record));
-      } catch (e) {
-        if (!(e instanceof KafkaError)) throw e;
-        topics.push(failure(t.name, e.code, e.message));
-      }
+      answers.push(
+        (req.validateOnly
+          ? broker.commands.planTopic(spec)
+          : broker.commands.createTopic(spec, propagationTimeout(req.timeoutMs))
+        ).then(
+          (record) => success(broker, record),
+          (e: unknown) => {
+            if (!(e instanceof KafkaError)) throw e;
+            return failure(t.name, e.code, e.message);
+          },
+        ),
+      );
     }
+    const topics = await Promise.all(answers);
     return { throttleTimeMs: 0, topics };
   },
 });
