@@ -62,3 +62,4 @@ export {
   type RebalanceListener,
   type TopicPartitionOffset,
 } from './consumer/index.js';
+export { jsonReplacer } from './json.js';
