@@ -9,7 +9,6 @@
 import type {
   LeaderAndIsrRequest,
   LeaderAndIsrRequestLeaderAndIsrPartitionState,
-  LeaderAndIsrRequestLeaderAndIsrTopicState,
   LeaderAndIsrResponse,
   LeaderAndIsrResponseLeaderAndIsrTopicError,
 } from '../../../protocol/messages/generated/leader-and-isr.js';
@@ -20,7 +19,6 @@ import type {
 import type {
   UpdateMetadataRequest,
   UpdateMetadataRequestUpdateMetadataPartitionState,
-  UpdateMetadataRequestUpdateMetadataTopicState,
 } from '../../../protocol/messages/generated/update-metadata.js';
 import type { LeaderAndIsrInput, PartitionError, StopReplicaInput } from '../../replica/transitions.js';
 import { ZERO_UUID } from '../uuid.js';
@@ -62,26 +60,7 @@ export function leaderAndIsrInputs(req: LeaderAndIsrRequest): LeaderAndIsrInput[
 
 /** The request in the form of `version` (grouped by topic from v2). */
 export function leaderAndIsrForVersion(req: LeaderAndIsrRequest, version: number): LeaderAndIsrRequest {
-  if (version >= LEADER_AND_ISR_GROUPED_FROM) {
-    if (req.ungroupedPartitionStates.length === 0) return req;
-    const byTopic = new Map<string, LeaderAndIsrRequestLeaderAndIsrTopicState>();
-    for (const t of req.topicStates)
-      byTopic.set(t.topicName, { ...t, partitionStates: [...t.partitionStates] });
-    for (const s of req.ungroupedPartitionStates) {
-      let t = byTopic.get(s.topicName);
-      if (t === undefined) {
-        t = { topicName: s.topicName, topicId: ZERO_UUID, partitionStates: [] };
-        byTopic.set(s.topicName, t);
-      }
-      t.partitionStates.push(s);
-    }
-    return { ...req, ungroupedPartitionStates: [], topicStates: [...byTopic.values()] };
-  }
-  if (req.topicStates.length === 0) return req;
-  const flat = [...req.ungroupedPartitionStates];
-  for (const t of req.topicStates)
-    for (const s of t.partitionStates) flat.push({ ...s, topicName: t.topicName });
-  return { ...req, ungroupedPartitionStates: flat, topicStates: [] };
+  return regroup(req, version >= LEADER_AND_ISR_GROUPED_FROM);
 }
 
 /** Topic name → id of the request (ids only where it has them). */
@@ -178,9 +157,23 @@ export function updateMetadataPartitions(req: UpdateMetadataRequest): UpdateMeta
 
 /** The request in the form of `version` (grouped by topic from v5). */
 export function updateMetadataForVersion(req: UpdateMetadataRequest, version: number): UpdateMetadataRequest {
-  if (version >= UPDATE_METADATA_GROUPED_FROM) {
+  return regroup(req, version >= UPDATE_METADATA_GROUPED_FROM);
+}
+
+/**
+ * LeaderAndIsr and UpdateMetadata carry their partition states either flat, each naming its
+ * topic (old versions), or grouped by topic (newer ones): moves them to the form asked for.
+ */
+function regroup<
+  S extends { topicName: string },
+  R extends {
+    ungroupedPartitionStates: S[];
+    topicStates: { topicName: string; topicId: string; partitionStates: S[] }[];
+  },
+>(req: R, grouped: boolean): R {
+  if (grouped) {
     if (req.ungroupedPartitionStates.length === 0) return req;
-    const byTopic = new Map<string, UpdateMetadataRequestUpdateMetadataTopicState>();
+    const byTopic = new Map<string, R['topicStates'][number]>();
     for (const t of req.topicStates)
       byTopic.set(t.topicName, { ...t, partitionStates: [...t.partitionStates] });
     for (const s of req.ungroupedPartitionStates) {
