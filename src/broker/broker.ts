@@ -15,6 +15,7 @@ import type { BrokerServices } from './apis/services.js';
 import { type BrokerConfig, type BrokerConfigInput, loadBrokerConfig } from './config/broker-config.js';
 import { ConfigResolver } from './config/config-resolver.js';
 import { logConfigFor } from './config/log-config-for.js';
+import { brokerMessageFormatWarning } from './config/message-format-version.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { BrokerTxnCoordinator } from './coordinator/txn/broker-txn-coordinator.js';
 import { type Logger, silentLogger } from './logger.js';
@@ -96,6 +97,11 @@ async function assemble(
     cluster: image.brokerConfigs(''),
     broker: image.brokerConfigs(String(nodeId)),
   }));
+  const formatWarning = brokerMessageFormatWarning(
+    config.props.get('log.message.format.version') ?? null,
+    configs.brokerValue('inter.broker.protocol.version'),
+  );
+  if (formatWarning !== null) logger.log('warn', formatWarning);
   const assignments = await store.assignments();
   const topicConfigs = new Map(
     await Promise.all(

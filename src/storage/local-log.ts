@@ -162,8 +162,10 @@ export class LocalLog {
     if (lastOffset - seg.baseOffset > INT32_MAX) return true;
     const maxEntries = Math.min(seg.offsetIndex.maxEntries, seg.timeIndex.maxEntries);
     if (seg.assignedIndexEntries >= maxEntries - 1) return true;
-    // segment.ms counts from the first batch's timestamp (Kafka's rollingBasedTimestamp).
-    const since = seg.firstBatchTimestamp ?? seg.createdMs;
+    // segment.ms counts from the first batch's timestamp (Kafka's rollingBasedTimestamp), or
+    // from the segment's creation when that batch has none (-1: magic-0 messages up-converted).
+    const first = seg.firstBatchTimestamp;
+    const since = first !== null && first >= 0 ? first : seg.createdMs;
     return now - since > cfg.segmentMs - cfg.segmentJitterMs;
   }
 

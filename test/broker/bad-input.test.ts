@@ -7,7 +7,11 @@ import { after, before, test } from 'node:test';
 import { encodeRequest } from '../../src/protocol/messages/frame.js';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
 import { produceApi } from '../../src/protocol/messages/generated/produce.js';
-import { encodeRecordBatch, encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
+import {
+  encodeLegacyMessageSetSync,
+  encodeRecordBatch,
+  encodeRecordBatchSync,
+} from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from './support/raw-client.js';
 import { createTopic, fetchAll, produce } from './support/wire.js';
@@ -102,7 +106,7 @@ test('ApiVersions with an unknown version gets the KIP-511 v0 answer', async () 
   assert.equal(f.readInt32BE(0), 42, 'correlation id, header v0');
   assert.equal(f.readInt16BE(4), 35, 'UNSUPPORTED_VERSION');
   assert.equal(f.readInt32BE(6), 1, 'one api key, classic array');
-  assert.deepEqual([f.readInt16BE(10), f.readInt16BE(12), f.readInt16BE(14)], [18, 0, 3]);
+  assert.deepEqual([f.readInt16BE(10), f.readInt16BE(12), f.readInt16BE(14)], [18, 0, 4]);
   assert.equal(f.length, 16, 'v0 body only');
   c.close();
 });
@@ -125,10 +129,17 @@ test('batch errors get the right codes and never reach the log', async () => {
   const two = Buffer.concat([good(), good()]);
   assert.equal((await produce(c, 'victim', 0, two)).errorCode, 87, 'two batches → INVALID_RECORD');
   assert.equal((await produce(c, 'victim', 0, good(), 5)).errorCode, 21, 'acks=5 → INVALID_REQUIRED_ACKS');
+  const legacyBadCrc = encodeLegacyMessageSetSync(
+    [{ offset: 0n, timestamp: BigInt(Date.now()), key: null, value: Buffer.from('v') }],
+    {
+      magic: 1,
+    },
+  );
+  legacyBadCrc[legacyBadCrc.length - 1]! ^= 1;
   assert.equal(
-    (await produce(c, 'victim', 0, good(), 1, 2)).errorCode,
-    35,
-    'Produce v2 → UNSUPPORTED_VERSION',
+    (await produce(c, 'victim', 0, legacyBadCrc, 1, 2)).errorCode,
+    2,
+    'Produce v2, legacy message with a bad CRC → CORRUPT_MESSAGE',
   );
   const zstd = await encodeRecordBatch([{ value: Buffer.from('z') }], { compression: 'zstd' });
   assert.equal(

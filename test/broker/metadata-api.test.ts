@@ -31,8 +31,8 @@ const req = (topics: MetadataRequest['topics'], allowAutoTopicCreation = true): 
 });
 const named = (...names: string[]) => names.map((name) => ({ topicId: ZERO, name }));
 
-test('ApiVersions v0-v3 advertise the registry, with the CLIENTS.md §3.7 versions in range', async () => {
-  for (const v of [0, 1, 2, 3]) {
+test('ApiVersions v0-v4 advertise the registry, with the CLIENTS.md §3.7 versions in range', async () => {
+  for (const v of [0, 1, 2, 3, 4]) {
     const r = await c.request(apiVersionsApi, v, {
       clientSoftwareName: 'samsa-test',
       clientSoftwareVersion: '1',
@@ -55,7 +55,7 @@ test('ApiVersions v0-v3 advertise the registry, with the CLIENTS.md §3.7 versio
     has(18, 0);
     has(18, 3);
     has(22, 0);
-    assert.deepEqual(m.get(18), [0, 3]);
+    assert.deepEqual(m.get(18), [0, 4]);
   }
   const bad = await c.request(apiVersionsApi, 3, {
     clientSoftwareName: '-bad name',

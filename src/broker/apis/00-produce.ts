@@ -1,6 +1,8 @@
-// Produce (key 0). Advertised v0-11 because librdkafka < 2.11 only compresses when the range
-// contains v0 (KAFKA-18659); v0-2 (magic 0/1 message sets) are answered with
-// UNSUPPORTED_VERSION, as Kafka 4.0 does. v3+: one v2 batch per partition, acks 0/1/-1,
+// Produce (key 0), v0-11 as Kafka 3.9. v0-2 carry legacy message sets (magic 0/1), up-converted
+// to one v2 batch per partition before the append (`legacy-produce.ts`); those versions are not
+// pipelined, since the conversion awaits (decompression, zstd) before its append. (v0 in the
+// range is also what librdkafka < 2.11 needs before it compresses, KAFKA-18659.) v3+: one v2
+// batch per partition, acks 0/1/-1,
 // `min.insync.replicas` for acks=-1, v8+ RecordErrors/ErrorMessage, v10+ CurrentLeader.
 // Batches go from the request frame to the log untouched except for the offsets, epoch and
 // LogAppendTime the log writes in place. Every append is started synchronously, in request
@@ -20,10 +22,12 @@ import {
 } from '../../protocol/messages/generated/produce.js';
 import type { AppendResult } from '../../storage/index.js';
 import { CloseConnection, defineApi, NO_RESPONSE } from './api.js';
+import { appendLegacy } from './legacy-produce.js';
 import { checkNotInternalTopic, checkProducedRecords } from './produce-checks.js';
 import type { BrokerServices } from './services.js';
 
-const FIRST_IMPLEMENTED_VERSION = 3;
+/** The first version whose records are exactly one RecordBatch v2. */
+const FIRST_BATCH_VERSION = 3;
 
 function partitionResult(index: number, r: AppendResult): ProduceResponsePartitionProduceResponse {
   return {
@@ -71,7 +75,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
   api: produceApi,
   minVersion: 0,
   maxVersion: 11,
-  pipelinable: true,
+  pipelinable: (version) => version >= FIRST_BATCH_VERSION,
   // Every append has completed (written, or failed) before `handle` resolves (acks=-1 waits
   // for the HW only after its append completed), and the log keeps no reference to a written
   // batch (its tail cache copies small batches), so the request frame may be reused.
@@ -85,17 +89,6 @@ export default defineApi<ProduceRequest, ProduceResponse>({
       const minIsr = acks === -1 ? minInsyncReplicas(broker, topic.name) : 1;
       for (const pd of topic.partitionData) {
         const fail = (e: unknown) => Promise.resolve(partitionError(pd.index, e, broker));
-        if (version < FIRST_IMPLEMENTED_VERSION) {
-          results.push(
-            fail(
-              new KafkaError(
-                ErrorCode.UNSUPPORTED_VERSION,
-                `Produce v${version} (message format < 2) is not supported`,
-              ),
-            ),
-          );
-          continue;
-        }
         if (acks !== 0 && acks !== 1 && acks !== -1) {
           results.push(
             fail(
@@ -120,9 +113,12 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           continue;
         }
         try {
-          checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
+          const legacy = version < FIRST_BATCH_VERSION;
+          if (!legacy) checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
           checkNotInternalTopic(topic.name, ctx.header.clientId);
-          const appended = partition.appendAsLeader(pd.records!, acks, minIsr);
+          const appended = legacy
+            ? appendLegacy(broker, topic.name, partition, pd.records, acks, minIsr)
+            : partition.appendAsLeader(pd.records!, acks, minIsr);
           results.push(
             acks === -1
               ? appended.then(async (r) => {

@@ -1,7 +1,9 @@
-// Fetch (key 1), v4-16, for consumers and followers. Sessionless only: SessionId 0 with epoch 0 or -1 is a
-// full fetch and the answer carries SessionId 0 (clients then stay sessionless); any other
-// session is FETCH_SESSION_ID_NOT_FOUND. Every requested partition is answered (the Java client
-// rejects a full response that omits one). Reads stop at the high watermark, or at the LSO for
+// Fetch (key 1), v0-17, for consumers and followers. v0-9 answers are adapted as Kafka does
+// (`legacy-fetch.ts`: down-conversion to magic 0/1 for v0-3, no zstd topics before v10).
+// Sessionless only: SessionId 0 with epoch 0 or -1 is a full fetch and the answer carries
+// SessionId 0 (clients then stay sessionless); any other session is FETCH_SESSION_ID_NOT_FOUND.
+// Every requested partition is answered (the Java client rejects a full response that omits
+// one). Reads stop at the high watermark, or at the LSO for
 // read_committed (isolation level 1, the default of three of our four clients), whose answer
 // carries AbortedTransactions. The first non-empty partition always gets its first batch whole,
 // even above MaxBytes/PartitionMaxBytes (KIP-74). Fewer than MinBytes → park until an append
@@ -23,6 +25,7 @@ import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
 import { readForFollower } from '../replica/follower-read.js';
 import { defineApi, type RequestContext } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
+import { adaptOldFetchAnswer, needsOldFetchAdaptation } from './legacy-fetch.js';
 import type { BrokerServices } from './services.js';
 
 const READ_COMMITTED = 1;
@@ -222,8 +225,8 @@ function resolveTargets(broker: BrokerServices, req: FetchRequest, version: numb
 
 export default defineApi<FetchRequest, FetchResponse>({
   api: fetchApi,
-  minVersion: 4,
-  maxVersion: 16,
+  minVersion: 0,
+  maxVersion: 17,
   async handle(ctx, req) {
     const { broker, version } = ctx;
     const fullFetch = req.sessionId === 0 && (req.sessionEpoch === 0 || req.sessionEpoch === -1);
@@ -258,6 +261,8 @@ export default defineApi<FetchRequest, FetchResponse>({
         broker.replicas.isClosing ||
         (await waitForAppend(logs, remaining, broker.replicas)) !== 'data'
       ) {
+        if (needsOldFetchAdaptation(version))
+          await adaptOldFetchAnswer(broker, version, req, result.responses, replicaId >= 0);
         reads?.releaseAfterResponse();
         return {
           throttleTimeMs: 0,

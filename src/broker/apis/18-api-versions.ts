@@ -1,7 +1,8 @@
-// ApiVersions (key 18), v0-3. Built from the registry. The response header is always v0
-// (KIP-511). v3 requests carry the client's software name/version, validated like Kafka
-// (INVALID_REQUEST if malformed) and remembered on the connection. A version we do not know is
-// answered by the dispatcher with a v0 body (see `dispatcher.ts`).
+// ApiVersions (key 18), v0-4 (v4 only lets SupportedFeatures say MinVersion 0, KAFKA-17011).
+// Built from the registry, which follows the version policy (`version-policy.ts`). The response
+// header is always v0 (KIP-511). v3+ requests carry the client's software name/version,
+// validated like Kafka (INVALID_REQUEST if malformed) and remembered on the connection. A
+// version we do not know is answered by the dispatcher with a v0 body (see `dispatcher.ts`).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -31,7 +32,7 @@ export function apiVersionsResponse(
 export default defineApi<ApiVersionsRequest, ApiVersionsResponse>({
   api: apiVersionsApi,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   handle(ctx, req) {
     if (ctx.version >= 3) {
       if (

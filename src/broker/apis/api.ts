@@ -39,9 +39,10 @@ export interface ApiHandler<Req, Res> {
   readonly maxVersion: number;
   /**
    * May run while other pipelinable requests of the same connection are in flight. Only for
-   * handlers whose ordering-relevant work happens synchronously when called (Produce).
+   * handlers whose ordering-relevant work happens synchronously when called (Produce); a
+   * function decides per request version.
    */
-  readonly pipelinable?: boolean;
+  readonly pipelinable?: boolean | ((version: number) => boolean);
   /**
    * Once `handle` has settled normally, nothing references the request's bytes any more (no
    * `bytes`/`records` subarray kept in state, caches or the response), so the network layer may
@@ -57,7 +58,7 @@ export interface AnyApiHandler {
   readonly api: ApiDescriptor<unknown, unknown>;
   readonly minVersion: number;
   readonly maxVersion: number;
-  readonly pipelinable?: boolean;
+  readonly pipelinable?: boolean | ((version: number) => boolean);
   readonly releasesRequest?: boolean;
   handle(ctx: RequestContext, req: unknown): HandlerResult<unknown> | Promise<HandlerResult<unknown>>;
 }

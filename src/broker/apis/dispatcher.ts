@@ -78,8 +78,9 @@ export class Dispatcher implements RequestHandler {
   constructor(private readonly services: BrokerServices) {}
 
   canPipeline(frame: Buffer): boolean {
-    if (frame.length < 2) return false;
-    return this.services.registry.get(frame.readInt16BE(0))?.pipelinable === true;
+    if (frame.length < 4) return false;
+    const p = this.services.registry.get(frame.readInt16BE(0))?.pipelinable;
+    return p === true || (typeof p === 'function' && p(frame.readInt16BE(2)));
   }
 
   releasesFrame(frame: Buffer): boolean {

@@ -40,6 +40,7 @@ import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
 import listTransactions from './66-list-transactions.js';
+import describeTopicPartitions from './75-describe-topic-partitions.js';
 import type { AnyApiHandler } from './api.js';
 
 export const ALL_HANDLERS: readonly AnyApiHandler[] = [
@@ -83,4 +84,5 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeProducers,
   describeTransactions,
   listTransactions,
+  describeTopicPartitions,
 ];

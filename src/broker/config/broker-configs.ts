@@ -4,6 +4,7 @@
 // as Kafka's DynamicBrokerConfig allows for the log defaults.
 
 import { atLeast, between, type ConfigDef, LONG_MAX, listOf, oneOf } from './config-def.js';
+import { DEFAULT_MESSAGE_FORMAT_VERSION, validateMetadataVersion } from './message-format-version.js';
 import { COMPRESSION_TYPES } from './topic-configs.js';
 
 export interface BrokerConfigDef extends ConfigDef {
@@ -55,6 +56,15 @@ const DEFS: readonly BrokerConfigDef[] = [
   }),
   def('max.connections', 'int', '2147483647', 'Max simultaneous connections.', { validate: atLeast(0) }),
   def('fetch.max.bytes', 'int', '57671680', 'Max bytes returned by one Fetch.', { validate: atLeast(1024) }),
+  def(
+    'max.request.partition.size.limit',
+    'int',
+    '2000',
+    'Max partitions in one DescribeTopicPartitions answer.',
+    {
+      validate: atLeast(1),
+    },
+  ),
   def('replica.lag.time.max.ms', 'long', '30000', 'Followers behind longer leave the ISR.', {
     validate: atLeast(1),
   }),
@@ -164,6 +174,13 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('log.message.timestamp.before.max.ms', 'long', LONG_MAX, 'Max timestamp age.', dyn(atLeast(0))),
   def('log.message.timestamp.after.max.ms', 'long', LONG_MAX, 'Max timestamp lead.', dyn(atLeast(0))),
   def('log.message.downconversion.enable', 'boolean', 'true', 'Down-conversion.', dyn()),
+  def(
+    'log.message.format.version',
+    'string',
+    DEFAULT_MESSAGE_FORMAT_VERSION,
+    'Deprecated, ignored (inter.broker.protocol.version is 3.0 or higher): batches are always v2.',
+    { validate: validateMetadataVersion },
+  ),
   def('log.local.retention.bytes', 'long', '-2', 'Local retention bytes.', dyn(atLeast(-2))),
   def('log.local.retention.ms', 'long', '-2', 'Local retention ms.', dyn(atLeast(-2))),
   def('unclean.leader.election.enable', 'boolean', 'false', 'Unclean election.', dyn()),

@@ -3,6 +3,7 @@
 // in Kafka's order of precedence. DescribeConfigs and CreateTopics/AlterConfigs use this table.
 
 import { atLeast, between, type ConfigDef, LONG_MAX, listOf, oneOf } from './config-def.js';
+import { DEFAULT_MESSAGE_FORMAT_VERSION, validateMetadataVersion } from './message-format-version.js';
 
 export interface Synonym {
   /** Broker config key. */
@@ -138,6 +139,14 @@ const DEFS: readonly TopicConfigDef[] = [
     'true',
     ['log.message.downconversion.enable'],
     'Whether down-conversion is enabled.',
+  ),
+  def(
+    'message.format.version',
+    'string',
+    DEFAULT_MESSAGE_FORMAT_VERSION,
+    ['log.message.format.version'],
+    '[DEPRECATED] Ignored: always 3.0 (RecordBatch v2) since inter.broker.protocol.version is 3.0 or higher.',
+    validateMetadataVersion,
   ),
   def(
     'message.timestamp.after.max.ms',

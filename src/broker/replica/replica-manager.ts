@@ -8,6 +8,7 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { LogManager } from '../../storage/index.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import { logConfigFor } from '../config/log-config-for.js';
+import { topicMessageFormatWarning } from '../config/message-format-version.js';
 import type { Logger } from '../logger.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { type IsrProposal, Partition, type PartitionEnv } from './partition.js';
@@ -81,6 +82,8 @@ export class ReplicaManager {
   private closing = false;
   private fetcherHooks: ReplicaFetcherHooks = {};
   readonly #env: BrokerPartitionEnv;
+  /** The deprecation warning last logged per topic (`message.format.version`, as Kafka logs it). */
+  readonly #formatWarned = new Map<string, string>();
 
   constructor(
     private readonly logs: LogManager,
@@ -156,7 +159,17 @@ export class ReplicaManager {
 
   /** Pushes a topic's (re-read) overrides into its logs, merged over the broker's values. */
   updateTopicConfig(topic: string, overrides: Readonly<Record<string, string>>): void {
-    this.logs.updateConfig(topic, logConfigFor(this.configs, overrides));
+    this.logs.updateConfig(topic, this.#logConfig(topic, overrides));
+  }
+
+  /** A topic's log config; warns (once per value) about an ignored `message.format.version`. */
+  #logConfig(topic: string, overrides: Readonly<Record<string, string>>) {
+    const ibp = this.configs.brokerValue('inter.broker.protocol.version');
+    const warning = topicMessageFormatWarning(topic, overrides, ibp);
+    if (warning !== null && this.#formatWarned.get(topic) !== warning) this.logger.log('warn', warning);
+    if (warning === null) this.#formatWarned.delete(topic);
+    else this.#formatWarned.set(topic, warning);
+    return logConfigFor(this.configs, overrides);
   }
 
   /**
@@ -332,7 +345,7 @@ export class ReplicaManager {
     const requestId = s.topicId !== null && s.topicId !== ZERO_UUID ? s.topicId : null;
     const log = await this.logs.createLog(s.topic, s.partition, {
       topicId: requestId ?? this.logs.getLog(s.topic, s.partition)?.topicId ?? ZERO_UUID,
-      config: logConfigFor(this.configs, overrides),
+      config: this.#logConfig(s.topic, overrides),
     });
     const key = ReplicaManager.key(s.topic, s.partition);
     const raced = this.partitions.get(key);

@@ -1,5 +1,5 @@
 // RecordBatch v2 (header access, validation, encode, lazy decode, control records) and legacy
-// magic 0/1 message-set decoding. See CLIENTS.md §2.
+// magic 0/1 message sets (decode, encode, down-conversion of v2 batches). See CLIENTS.md §2.
 
 export {
   type ControlBatchOptions,
@@ -20,6 +20,7 @@ export {
   RecordCursor,
   type RecordHeader,
 } from './decode.js';
+export { type DownConvertOptions, downConvertRecords } from './down-convert.js';
 export {
   type EncodeBatchOptions,
   encodeRecordBatch,
@@ -30,5 +31,17 @@ export {
 export { RecordBatchError, type RecordErrorName } from './errors.js';
 export * from './header.js';
 export { type BatchPosition, completeBatchesEnd, iterateBatches } from './iterate.js';
-export { decodeLegacyMessageSet, decodeLegacyMessageSetSync } from './legacy.js';
+export {
+  decodeLegacyMessageSet,
+  decodeLegacyMessageSetSync,
+  type LegacyMessage,
+  legacyCompressedPayload,
+  parseLegacyMessage,
+} from './legacy.js';
+export {
+  encodeLegacyMessageSet,
+  encodeLegacyMessageSetSync,
+  type LegacyEncodeOptions,
+  type LegacyRecordInput,
+} from './legacy-encode.js';
 export { assertValidBatch, MIN_RECORD_SIZE, type ValidateOptions, validateBatch } from './validate.js';

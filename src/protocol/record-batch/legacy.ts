@@ -18,7 +18,8 @@ import { corrupt, RecordBatchError } from './errors.js';
 import { LOG_OVERHEAD, NO_TIMESTAMP, TIMESTAMP_TYPE_MASK } from './header.js';
 import { iterateBatches } from './iterate.js';
 
-interface LegacyMessage {
+/** One parsed legacy message (the entry's Offset field included). */
+export interface LegacyMessage {
   offset: bigint;
   magic: number;
   attributes: number;
@@ -35,8 +36,16 @@ function readBytes(buf: Buffer, pos: number, end: number, what: string): Buffer 
   return buf.subarray(pos + 4, pos + 4 + len);
 }
 
-/** Parses and CRC-checks the message of the entry at `pos` (entry size `size`). */
-function parseMessage(buf: Buffer, pos: number, size: number, verifyCrc: boolean): LegacyMessage {
+/**
+ * Parses and CRC-checks the message of the entry at `pos` (entry size `size`, as
+ * `iterateBatches` yields it). Throws RecordBatchError CORRUPT_MESSAGE.
+ */
+export function parseLegacyMessage(
+  buf: Buffer,
+  pos: number,
+  size: number,
+  verifyCrc: boolean,
+): LegacyMessage {
   const end = pos + size;
   const magic = buf.readInt8(pos + 16);
   if (magic !== 0 && magic !== 1)
@@ -65,7 +74,11 @@ function toRecord(m: LegacyMessage, offset: bigint, timestamp: bigint): DecodedR
   return { offset, timestamp, key: m.key, value: m.value, headers: [] };
 }
 
-function compressedInner(wrapper: LegacyMessage): { codec: number; data: Uint8Array } {
+/**
+ * The codec and compressed payload of a wrapper message (lz4 of magic 0 repaired). Throws
+ * UNSUPPORTED_COMPRESSION_TYPE for codecs above 3, CORRUPT_MESSAGE for a null value.
+ */
+export function legacyCompressedPayload(wrapper: LegacyMessage): { codec: number; data: Uint8Array } {
   const codec = wrapper.attributes & 0x07;
   if (codec > 3) {
     throw new RecordBatchError(
@@ -84,7 +97,7 @@ function innerRecords(wrapper: LegacyMessage, inner: Buffer, verifyCrc: boolean,
   const messages: LegacyMessage[] = [];
   let consumed = 0;
   for (const e of iterateBatches(inner)) {
-    const m = parseMessage(inner, e.position, e.size, verifyCrc);
+    const m = parseLegacyMessage(inner, e.position, e.size, verifyCrc);
     if ((m.attributes & 0x07) !== 0) throw corrupt('nested compression in a legacy message set');
     if (m.magic !== wrapper.magic)
       throw corrupt(`inner message magic ${m.magic} in a magic ${wrapper.magic} wrapper`);
@@ -114,12 +127,12 @@ export async function decodeLegacyMessageSet(buf: Buffer, options?: DecodeOption
   const verify = options?.verifyCrc !== false;
   const out: DecodedRecord[] = [];
   for (const e of iterateBatches(buf)) {
-    const m = parseMessage(buf, e.position, e.size, verify);
+    const m = parseLegacyMessage(buf, e.position, e.size, verify);
     if ((m.attributes & 0x07) === 0) {
       out.push(toRecord(m, m.offset, m.timestamp));
       continue;
     }
-    const { codec, data } = compressedInner(m);
+    const { codec, data } = legacyCompressedPayload(m);
     let inner: Buffer;
     try {
       inner = await decompress(codec, data, { maxSize: options?.maxDecompressedSize });
@@ -136,12 +149,12 @@ export function decodeLegacyMessageSetSync(buf: Buffer, options?: DecodeOptions)
   const verify = options?.verifyCrc !== false;
   const out: DecodedRecord[] = [];
   for (const e of iterateBatches(buf)) {
-    const m = parseMessage(buf, e.position, e.size, verify);
+    const m = parseLegacyMessage(buf, e.position, e.size, verify);
     if ((m.attributes & 0x07) === 0) {
       out.push(toRecord(m, m.offset, m.timestamp));
       continue;
     }
-    const { codec, data } = compressedInner(m);
+    const { codec, data } = legacyCompressedPayload(m);
     let inner: Buffer;
     try {
       inner = decompressSync(codec, data, { maxSize: options?.maxDecompressedSize });
