@@ -1,4 +1,4 @@
-// Layer guard (docs/design.md, ../shared/ARCHITECTURE.md §2): scans every import under src/ and
+// Layer guard (docs/design.md, "Layer contracts"): scans every import under src/ and
 // fails when a layer imports one it must not. Type-only imports count: a type from a forbidden
 // layer is still a dependency on it. Dynamic `import()` and `require()` of relative paths count
 // too. A new top-level folder under src/ needs a rule here before it can have any imports.
