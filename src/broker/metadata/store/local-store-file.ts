@@ -1,32 +1,39 @@
-// The JSON file of the local store (`samsa-metadata.json` in the first log dir). Version 2 holds
-// the durable state of the in-memory ensemble: topics with their assignment and every partition
-// state with its version, configs of every entity, pending deletions, the controller epoch, the
-// producer-id block and the zxid counter broker epochs are taken from. Version 1 (written by the
-// single-broker store before the cluster work) is still read, so existing data dirs keep working:
-// its partitions carry leader/leaderEpoch/replicas/isr, its topics their config overrides, and its
-// broker configs use '' for the cluster default, which is `<default>` here as in ZooKeeper.
+// The JSON file of the local store (`samsa-metadata.json` in the first log dir): a snapshot of the
+// durable state of the in-memory ensemble — topics with their assignment and every partition state
+// with its version, configs of every entity, pending deletions, the controller epoch, the
+// producer-id block and the zxid counter broker epochs are taken from. Version 3 adds
+// `journalSeq`: the last journal entry (local-store-journal.ts) the snapshot already holds; later
+// entries are replayed on top of it. Version 2 (the same without a journal) and version 1 (written
+// by the single-broker store before the cluster work) are still read, so existing data dirs keep
+// working: version 1 partitions carry leader/leaderEpoch/replicas/isr, its topics their config
+// overrides, and its broker configs use '' for the cluster default, which is `<default>` here as
+// in ZooKeeper.
 
 import { configKey, type DurableState, emptyDurableState, type StoredTopic } from './memory-state.js';
 import { MetadataStoreError } from './metadata-store.js';
 import type { PartitionState, TopicAssignment } from './records.js';
 
 export const METADATA_FILE = 'samsa-metadata.json';
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
-interface FileStateV2 {
-  version: 2;
+/** A topic as files hold it (the snapshot's `topics` entries and the journal's). */
+export interface FileTopic {
+  name: string;
+  topicId: string;
+  partitions: number[][];
+  addingReplicas?: Record<string, readonly number[]>;
+  removingReplicas?: Record<string, readonly number[]>;
+  states: (PartitionState & { partition: number })[];
+}
+
+interface FileState {
+  version: 3;
+  journalSeq: number;
   clusterId: string | null;
   lastZxid: string;
   controllerEpoch: { epoch: number; version: number } | null;
   producerIds: { nextProducerId: string; version: number } | null;
-  topics: {
-    name: string;
-    topicId: string;
-    partitions: number[][];
-    addingReplicas?: Record<string, readonly number[]>;
-    removingReplicas?: Record<string, readonly number[]>;
-    states: (PartitionState & { partition: number })[];
-  }[];
+  topics: FileTopic[];
   configs: {
     topics: Record<string, Record<string, string>>;
     brokers: Record<string, Record<string, string>>;
@@ -34,9 +41,22 @@ interface FileStateV2 {
   pendingDeletions: string[];
 }
 
-export function serializeState(s: DurableState): string {
-  const file: FileStateV2 = {
-    version: 2,
+export function topicToFile({ assignment: a, states }: StoredTopic): FileTopic {
+  return {
+    name: a.name,
+    topicId: a.topicId,
+    partitions: a.partitions.map((r) => [...r]),
+    ...(a.addingReplicas !== undefined ? { addingReplicas: { ...a.addingReplicas } } : {}),
+    ...(a.removingReplicas !== undefined ? { removingReplicas: { ...a.removingReplicas } } : {}),
+    states: [...states].sort(([x], [y]) => x - y).map(([partition, st]) => ({ partition, ...st })),
+  };
+}
+
+/** The scalar parts of the state, as the snapshot and every journal entry hold them. */
+export function scalarsToFile(
+  s: DurableState,
+): Pick<FileState, 'clusterId' | 'lastZxid' | 'controllerEpoch' | 'producerIds'> {
+  return {
     clusterId: s.clusterId,
     lastZxid: String(s.zxid),
     controllerEpoch: s.controllerEpoch,
@@ -44,14 +64,15 @@ export function serializeState(s: DurableState): string {
       s.producerIds === null
         ? null
         : { nextProducerId: String(s.producerIds.next), version: s.producerIds.version },
-    topics: [...s.topics.values()].map(({ assignment: a, states }) => ({
-      name: a.name,
-      topicId: a.topicId,
-      partitions: a.partitions.map((r) => [...r]),
-      ...(a.addingReplicas !== undefined ? { addingReplicas: { ...a.addingReplicas } } : {}),
-      ...(a.removingReplicas !== undefined ? { removingReplicas: { ...a.removingReplicas } } : {}),
-      states: [...states].sort(([x], [y]) => x - y).map(([partition, st]) => ({ partition, ...st })),
-    })),
+  };
+}
+
+export function serializeState(s: DurableState, journalSeq: number): string {
+  const file: FileState = {
+    version: 3,
+    journalSeq,
+    ...scalarsToFile(s),
+    topics: [...s.topics.values()].map(topicToFile),
     configs: { topics: {}, brokers: {} },
     pendingDeletions: [...s.deletions],
   };
@@ -63,8 +84,15 @@ export function serializeState(s: DurableState): string {
   return JSON.stringify(file, null, 1);
 }
 
-/** Parses a version 1 or 2 file. Throws MetadataStoreError('CORRUPT') naming the file. */
-export function parseStateFile(text: string, path: string): { state: DurableState; version: 1 | 2 } {
+export interface ParsedStateFile {
+  state: DurableState;
+  version: 1 | 2 | 3;
+  /** The last journal entry the snapshot holds (0 before version 3: no journal). */
+  journalSeq: number;
+}
+
+/** Parses a version 1, 2 or 3 file. Throws MetadataStoreError('CORRUPT') naming the file. */
+export function parseStateFile(text: string, path: string): ParsedStateFile {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -73,8 +101,10 @@ export function parseStateFile(text: string, path: string): { state: DurableStat
   }
   if (!isObject(raw)) throw corrupt(path, 'not a JSON object');
   try {
-    if (raw['version'] === 1) return { state: fromV1(raw), version: 1 };
-    if (raw['version'] === 2) return { state: fromV2(raw), version: 2 };
+    if (raw['version'] === 1) return { state: fromV1(raw), version: 1, journalSeq: 0 };
+    if (raw['version'] === 2) return { state: fromV2(raw), version: 2, journalSeq: 0 };
+    if (raw['version'] === 3)
+      return { state: fromV2(raw), version: 3, journalSeq: int(raw['journalSeq'], 'journalSeq') };
   } catch (e) {
     if (e instanceof FormatError) throw corrupt(path, e.message);
     throw e;
@@ -82,54 +112,13 @@ export function parseStateFile(text: string, path: string): { state: DurableStat
   throw corrupt(path, `unsupported format version ${JSON.stringify(raw['version'])}`);
 }
 
+/** Versions 2 and 3 (which only adds `journalSeq`). */
 function fromV2(o: Record<string, unknown>): DurableState {
   const s = emptyDurableState();
-  s.clusterId = o['clusterId'] === null ? null : str(o['clusterId'], 'clusterId');
-  s.zxid = bigintText(o['lastZxid'], 'lastZxid');
-  const ce = o['controllerEpoch'];
-  if (ce !== null && ce !== undefined) {
-    if (!isObject(ce)) throw new FormatError('controllerEpoch is not an object');
-    s.controllerEpoch = {
-      epoch: int(ce['epoch'], 'controllerEpoch.epoch'),
-      version: int(ce['version'], 'controllerEpoch.version'),
-    };
-  }
-  const pid = o['producerIds'];
-  if (pid !== null && pid !== undefined) {
-    if (!isObject(pid)) throw new FormatError('producerIds is not an object');
-    s.producerIds = {
-      next: bigintText(pid['nextProducerId'], 'producerIds.nextProducerId'),
-      version: int(pid['version'], 'producerIds.version'),
-    };
-  }
+  applyScalars(s, o);
   for (const t of arr(o['topics'], 'topics')) {
-    if (!isObject(t)) throw new FormatError('a topic is not an object');
-    const name = str(t['name'], 'topic name');
-    const partitions = arr(t['partitions'], `${name}.partitions`).map((r) => ints(r, `${name} replicas`));
-    const assignment: TopicAssignment = {
-      name,
-      topicId: str(t['topicId'], `${name}.topicId`),
-      partitions,
-      ...(isObject(t['addingReplicas']) ? { addingReplicas: replicaMap(t['addingReplicas'], name) } : {}),
-      ...(isObject(t['removingReplicas'])
-        ? { removingReplicas: replicaMap(t['removingReplicas'], name) }
-        : {}),
-    };
-    const states = new Map<number, PartitionState>();
-    for (const st of arr(t['states'], `${name}.states`)) {
-      if (!isObject(st)) throw new FormatError(`a partition state of ${name} is not an object`);
-      const p = int(st['partition'], `${name} state partition`);
-      const recovery = st['leaderRecoveryState'] === 1 ? 1 : 0;
-      states.set(p, {
-        leader: int(st['leader'], `${name}-${p} leader`),
-        leaderEpoch: int(st['leaderEpoch'], `${name}-${p} leaderEpoch`),
-        isr: ints(st['isr'], `${name}-${p} isr`),
-        controllerEpoch: int(st['controllerEpoch'], `${name}-${p} controllerEpoch`),
-        leaderRecoveryState: recovery,
-        version: int(st['version'], `${name}-${p} version`),
-      });
-    }
-    s.topics.set(name, { assignment, states });
+    const topic = topicFromFile(t);
+    s.topics.set(topic.assignment.name, topic);
   }
   const configs = o['configs'];
   if (isObject(configs)) {
@@ -143,6 +132,59 @@ function fromV2(o: Record<string, unknown>): DurableState {
   for (const d of arr(o['pendingDeletions'] ?? [], 'pendingDeletions'))
     s.deletions.add(str(d, 'pending deletion'));
   return s;
+}
+
+/** Sets the scalar parts of `s` from a snapshot or a journal entry. Throws FormatError. */
+export function applyScalars(s: DurableState, o: Record<string, unknown>): void {
+  s.clusterId = o['clusterId'] === null ? null : str(o['clusterId'], 'clusterId');
+  s.zxid = bigintText(o['lastZxid'], 'lastZxid');
+  s.controllerEpoch = null;
+  const ce = o['controllerEpoch'];
+  if (ce !== null && ce !== undefined) {
+    if (!isObject(ce)) throw new FormatError('controllerEpoch is not an object');
+    s.controllerEpoch = {
+      epoch: int(ce['epoch'], 'controllerEpoch.epoch'),
+      version: int(ce['version'], 'controllerEpoch.version'),
+    };
+  }
+  s.producerIds = null;
+  const pid = o['producerIds'];
+  if (pid !== null && pid !== undefined) {
+    if (!isObject(pid)) throw new FormatError('producerIds is not an object');
+    s.producerIds = {
+      next: bigintText(pid['nextProducerId'], 'producerIds.nextProducerId'),
+      version: int(pid['version'], 'producerIds.version'),
+    };
+  }
+}
+
+/** A topic of a snapshot or a journal entry. Throws FormatError. */
+export function topicFromFile(t: unknown): StoredTopic {
+  if (!isObject(t)) throw new FormatError('a topic is not an object');
+  const name = str(t['name'], 'topic name');
+  const partitions = arr(t['partitions'], `${name}.partitions`).map((r) => ints(r, `${name} replicas`));
+  const assignment: TopicAssignment = {
+    name,
+    topicId: str(t['topicId'], `${name}.topicId`),
+    partitions,
+    ...(isObject(t['addingReplicas']) ? { addingReplicas: replicaMap(t['addingReplicas'], name) } : {}),
+    ...(isObject(t['removingReplicas']) ? { removingReplicas: replicaMap(t['removingReplicas'], name) } : {}),
+  };
+  const states = new Map<number, PartitionState>();
+  for (const st of arr(t['states'], `${name}.states`)) {
+    if (!isObject(st)) throw new FormatError(`a partition state of ${name} is not an object`);
+    const p = int(st['partition'], `${name} state partition`);
+    const recovery = st['leaderRecoveryState'] === 1 ? 1 : 0;
+    states.set(p, {
+      leader: int(st['leader'], `${name}-${p} leader`),
+      leaderEpoch: int(st['leaderEpoch'], `${name}-${p} leaderEpoch`),
+      isr: ints(st['isr'], `${name}-${p} isr`),
+      controllerEpoch: int(st['controllerEpoch'], `${name}-${p} controllerEpoch`),
+      leaderRecoveryState: recovery,
+      version: int(st['version'], `${name}-${p} version`),
+    });
+  }
+  return { assignment, states };
 }
 
 /** The single-broker format: each partition's state becomes version 0 written by no controller yet (epoch 0). */
@@ -193,27 +235,28 @@ function fromV1(o: Record<string, unknown>): DurableState {
   return s;
 }
 
-class FormatError extends Error {}
+/** A structural fault in a file's JSON; the callers turn it into CORRUPT naming their file. */
+export class FormatError extends Error {}
 
-function corrupt(path: string, why: string): MetadataStoreError {
+export function corrupt(path: string, why: string): MetadataStoreError {
   return new MetadataStoreError('CORRUPT', `${path}: unsupported or damaged metadata file: ${why}`);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function str(v: unknown, what: string): string {
+export function str(v: unknown, what: string): string {
   if (typeof v !== 'string') throw new FormatError(`${what} is not a string`);
   return v;
 }
 
-function int(v: unknown, what: string): number {
+export function int(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new FormatError(`${what} is not an integer`);
   return v;
 }
 
-function arr(v: unknown, what: string): unknown[] {
+export function arr(v: unknown, what: string): unknown[] {
   if (!Array.isArray(v)) throw new FormatError(`${what} is not an array`);
   return v;
 }
@@ -227,7 +270,7 @@ function bigintText(v: unknown, what: string): bigint {
   return BigInt(v);
 }
 
-function stringRecord(v: unknown, what: string): Record<string, string> {
+export function stringRecord(v: unknown, what: string): Record<string, string> {
   if (!isObject(v)) throw new FormatError(`${what} is not an object`);
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) out[k] = str(x, `${what}: ${k}`);

@@ -1,13 +1,22 @@
 // The `local` MetadataStore of the embedded single broker: an in-memory ensemble with one session,
-// whose durable state lives in one JSON file at the root of the first log dir (format in
-// local-store-file.ts; the version 1 file of earlier releases is read and upgraded). A write
-// resolves only once the file holding it is durable (temp file, fsync, rename, directory fsync).
-// Rewrites are serialised, and changes made while one is in flight are coalesced into the next, so
-// creating thousands of topics at once costs a handful of rewrites, not two per topic.
+// whose durable state lives at the root of the first log dir in a snapshot (a JSON file, format in
+// local-store-file.ts; the version 1 and 2 files of earlier releases are read and upgraded) and a
+// journal of the changes made since (local-store-journal.ts). A write resolves only once it is
+// durable: its journal line appended and fdatasynced. Appends are serialised, and changes made
+// while one is in flight are coalesced into the next, so creating thousands of topics at once
+// costs a handful of appends, not two per topic. When the journal outgrows the snapshot, the
+// snapshot is rewritten (temp file, fsync, rename, directory fsync) and the journal emptied.
 
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { FORMAT_VERSION, METADATA_FILE, parseStateFile, serializeState } from './local-store-file.js';
+import {
+  corrupt,
+  FORMAT_VERSION,
+  METADATA_FILE,
+  parseStateFile,
+  serializeState,
+} from './local-store-file.js';
+import { JOURNAL_FILE, JournalWriter, journalLine, replayJournal } from './local-store-journal.js';
 import type { DurableState } from './memory-state.js';
 import { MemoryMetadataService, type MemoryMetadataStore } from './memory-store.js';
 import type { MetadataStore, MetadataStoreListener } from './metadata-store.js';
@@ -23,6 +32,10 @@ import type {
 } from './records.js';
 
 export { METADATA_FILE } from './local-store-file.js';
+export { JOURNAL_FILE } from './local-store-journal.js';
+
+/** The journal is folded into a new snapshot once it is this much larger than the snapshot. */
+const COMPACTION_SLACK_BYTES = 1 << 20;
 
 interface Waiter {
   readonly change: number;
@@ -33,6 +46,7 @@ interface Waiter {
 export class LocalMetadataStore implements MetadataStore {
   readonly kind = 'local' as const;
   readonly path: string;
+  readonly journalPath: string;
   #service: MemoryMetadataService | null = null;
   #session: MemoryMetadataStore | null = null;
   /** Highest change count the file on disk covers. */
@@ -41,25 +55,44 @@ export class LocalMetadataStore implements MetadataStore {
   #writing = false;
   #idle: Promise<void> = Promise.resolve();
   #rewrites = 0;
+  #journal: JournalWriter | null = null;
+  /** The last journal entry written (or held by the snapshot). */
+  #seq = 0;
+  /** The state as the files hold it: what the next journal line is computed against. */
+  #written: DurableState | null = null;
+  #snapshotBytes = 0;
 
   constructor(logDir: string) {
     this.path = join(logDir, METADATA_FILE);
+    this.journalPath = join(logDir, JOURNAL_FILE);
   }
 
-  /** Loads the file (version 1 or 2), or starts empty; a missing or older file is written at once. */
+  /**
+   * Loads the snapshot (version 1, 2 or 3) and replays the journal, or starts empty; a missing or
+   * older snapshot is written at once.
+   */
   async start(): Promise<void> {
     if (this.#session !== null) return;
-    let text: string | null = null;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
+    const text = await readIfExists(this.path);
+    const journalText = (await readIfExists(this.journalPath)) ?? '';
     const parsed = text === null ? null : parseStateFile(text, this.path);
+    if (parsed === null && journalText.length > 0)
+      throw corrupt(this.journalPath, `a journal without its snapshot ${METADATA_FILE}`);
     const initialState: DurableState | undefined = parsed?.state;
+    let intactBytes = 0;
+    if (parsed !== null && parsed.version === FORMAT_VERSION) {
+      const replayed = replayJournal(journalText, this.journalPath, parsed.state, parsed.journalSeq);
+      this.#seq = replayed.lastSeq;
+      intactBytes = replayed.intactBytes;
+      this.#snapshotBytes = Buffer.byteLength(text!);
+    }
+    await mkdir(dirname(this.path), { recursive: true });
+    this.#journal = await JournalWriter.open(this.journalPath, intactBytes);
     this.#service = new MemoryMetadataService({ kind: 'local', ...(initialState ? { initialState } : {}) });
     this.#session = this.#service.connect();
-    if (parsed?.version !== FORMAT_VERSION) await this.#persist(this.#service.changeCount, true);
+    if (parsed?.version === FORMAT_VERSION) this.#written = this.#service.snapshot();
+    // No snapshot yet, or an older format: the next write (this one) is a snapshot.
+    else await this.#persist(this.#service.changeCount, true);
   }
 
   clusterId(): Promise<string> {
@@ -149,7 +182,7 @@ export class LocalMetadataStore implements MetadataStore {
     return this.#write((s) => s.allocateProducerIdBlock(nodeId, size));
   }
 
-  /** File rewrites since start() (diagnostics: concurrent changes share one). */
+  /** File writes (journal appends and snapshots) since start() (diagnostics: concurrent changes share one). */
   get rewrites(): number {
     return this.#rewrites;
   }
@@ -162,6 +195,8 @@ export class LocalMetadataStore implements MetadataStore {
     await this.#idle;
     await this.#session.close();
     this.#session = null;
+    await this.#journal?.close();
+    this.#journal = null;
   }
 
   #store(): MemoryMetadataStore {
@@ -191,11 +226,11 @@ export class LocalMetadataStore implements MetadataStore {
       while (this.#waiters.length > 0) {
         const service = this.#service!;
         const covered = service.changeCount;
-        const text = serializeState(service.snapshot());
+        const state = service.snapshot();
         const batch = this.#waiters.filter((w) => w.change <= covered);
         this.#waiters = this.#waiters.filter((w) => w.change > covered);
         try {
-          await writeAtomically(this.path, text);
+          await this.#write1(state);
           this.#rewrites++;
           this.#persisted = Math.max(this.#persisted, covered);
           for (const w of batch) w.resolve();
@@ -206,6 +241,32 @@ export class LocalMetadataStore implements MetadataStore {
     } finally {
       this.#writing = false;
     }
+  }
+
+  /** Makes `state` durable: a journal line, or a new snapshot when there is none yet or the journal outgrew it. */
+  async #write1(state: DurableState): Promise<void> {
+    const journal = this.#journal!;
+    if (this.#written !== null && journal.bytes <= this.#snapshotBytes + COMPACTION_SLACK_BYTES) {
+      const line = journalLine(this.#seq + 1, this.#written, state);
+      await journal.append(line);
+      this.#seq++;
+    } else {
+      const text = serializeState(state, this.#seq);
+      await writeAtomically(this.path, text);
+      // Entries up to #seq are in the snapshot now: replaying them again would be skipped anyway.
+      await journal.clear();
+      this.#snapshotBytes = Buffer.byteLength(text);
+    }
+    this.#written = state;
+  }
+}
+
+async function readIfExists(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
   }
 }
 

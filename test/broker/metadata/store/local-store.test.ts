@@ -1,11 +1,15 @@
-// The local store keeps everything durable across restarts in one JSON file, reads the version 1
-// file of earlier releases, and coalesces concurrent changes into few rewrites.
+// The local store keeps everything durable across restarts (a JSON snapshot and its journal), reads
+// the version 1 file of earlier releases, and coalesces concurrent changes into few writes.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { LocalMetadataStore, METADATA_FILE } from '../../../../src/broker/metadata/store/local-store.js';
+import {
+  JOURNAL_FILE,
+  LocalMetadataStore,
+  METADATA_FILE,
+} from '../../../../src/broker/metadata/store/local-store.js';
 import { MetadataStoreError } from '../../../../src/broker/metadata/store/metadata-store.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -87,11 +91,15 @@ test('everything durable survives a restart; controller and broker epochs grow a
     assert.ok((await s3.registerBroker(self)) > brokerEpoch2);
     assert.equal((await s3.tryElectController(1))!.epoch, lease2.epoch + 1);
     await s3.close();
-    assert.deepEqual(await readdir(dir), [METADATA_FILE], 'no temporary file left behind');
+    assert.deepEqual(
+      (await readdir(dir)).sort(),
+      [JOURNAL_FILE, METADATA_FILE],
+      'no temporary file left behind',
+    );
   });
 });
 
-test('reads the version 1 file of the single-broker store and rewrites it as version 2', async () => {
+test('reads the version 1 file of the single-broker store and rewrites it as version 3', async () => {
   await withDir(async (dir) => {
     const v1 = {
       version: 1,
@@ -145,12 +153,12 @@ test('reads the version 1 file of the single-broker store and rewrites it as ver
     assert.deepEqual(w, { topic: 'orders', partition: 0, ok: true, version: 1 });
     await s.close();
     const onDisk = JSON.parse(await readFile(join(dir, METADATA_FILE), 'utf8'));
-    assert.equal(onDisk.version, 2);
+    assert.equal(onDisk.version, 3);
     assert.deepEqual(onDisk.configs.brokers['<default>'], { 'log.retention.ms': '60000' });
   });
 });
 
-test('concurrent changes share rewrites: 500 topics created at once rewrite the file a few times', async () => {
+test('concurrent changes share writes: 500 topics created at once take a few journal appends', async () => {
   await withDir(async (dir) => {
     const s = new LocalMetadataStore(dir);
     await s.start();
@@ -177,7 +185,7 @@ test('concurrent changes share rewrites: 500 topics created at once rewrite the 
       }),
     );
     const rewrites = s.rewrites - before;
-    assert.ok(rewrites <= 10, `${rewrites} rewrites for 1,001 changes`);
+    assert.ok(rewrites <= 10, `${rewrites} writes for 1,001 changes`);
     await s.close();
     const again = new LocalMetadataStore(dir);
     await again.start();
