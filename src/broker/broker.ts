@@ -238,8 +238,45 @@ async function assemble(
     if (lostSession !== null) clearTimeout(lostSession);
     lostSession = null;
   };
+  // A broker that did not run for a while (SIGSTOP, a VM or GC pause) cannot prove it still leads
+  // either: its session may have expired meanwhile — as early as 2/3 of the timeout into the
+  // stall, the client pinging every 1/3 — and the requests it reads first on waking are handled
+  // before its ZooKeeper client can learn so (measured: a frozen leader took acks=1 writes for
+  // ~100 ms after SIGCONT, lost when it became a follower). So every write as leader checks that
+  // this process ran within half the session timeout; a stall fences the leaderships until the
+  // session proves intact (reconnected, or no connection trouble for a session timeout after
+  // waking) or, if it expired, until the controller's next LeaderAndIsr.
+  let fencedByStall: ReturnType<typeof fence> = [];
+  let connectionEvents = 0;
+  if (config.zookeeperConnect !== null) {
+    const limitMs = config.zookeeperSessionTimeoutMs / 2;
+    // Monotonic: a wall-clock step is not a stall.
+    let lastTick = performance.now();
+    const stalled = (now: number): boolean => {
+      const gap = now - lastTick;
+      if (gap <= limitMs) return false;
+      lastTick = now;
+      const fenced = fence(`this process did not run for ${Math.round(gap)} ms`);
+      fencedByStall.push(...fenced);
+      const events = connectionEvents;
+      setTimeout(() => {
+        if (connectionEvents !== events) return;
+        for (const p of fenced) p.unfence();
+        fencedByStall = fencedByStall.filter((p) => !fenced.includes(p));
+      }, config.zookeeperSessionTimeoutMs).unref();
+      return true;
+    };
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      if (!stalled(now)) lastTick = now;
+    }, 100);
+    ticker.unref();
+    cleanups.push(() => clearInterval(ticker));
+    replicas.setLeaderWriteGuard(() => !stalled(performance.now()));
+  }
   store.watch({
     disconnected: () => {
+      connectionEvents++;
       lostSession ??= setTimeout(() => {
         fencedByDisconnect = fence('metadata store unreachable');
       }, config.zookeeperSessionTimeoutMs);
@@ -247,14 +284,18 @@ async function assemble(
     },
     // The session survived: nothing moved without this broker's registration going away.
     reconnected: () => {
+      connectionEvents++;
       stopTimer();
-      for (const p of fencedByDisconnect) p.unfence();
+      for (const p of [...fencedByDisconnect, ...fencedByStall]) p.unfence();
       fencedByDisconnect = [];
+      fencedByStall = [];
     },
     // A new session lost the ephemeral registration: register again (a new broker epoch).
     sessionExpired: () => {
+      connectionEvents++;
       stopTimer();
       fencedByDisconnect = [];
+      fencedByStall = [];
       fence('metadata store session expired');
       store.registerBroker(registration).then(
         (epoch) => {

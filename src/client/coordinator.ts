@@ -32,7 +32,9 @@ export class Coordinators {
 
   async find(keyType: number, key: string, timeoutMs: number): Promise<BrokerLink> {
     const cached = this.#cache.get(`${keyType}:${key}`);
-    if (cached !== undefined) return cached;
+    // The pool closes a link when metadata drops its broker (a dead coordinator's, typically):
+    // a closed link would fail every later request with ClientClosedError, never retried.
+    if (cached !== undefined && !cached.closed) return cached;
     const opts = this.#pool.options;
     const deadline = Date.now() + timeoutMs;
     let last: Error | undefined;

@@ -140,6 +140,11 @@ export class BrokerLink {
     return this.#conn?.connected === true;
   }
 
+  /** close() was called: every request fails with ClientClosedError. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   get inFlight(): number {
     return this.#conn?.inFlight ?? 0;
   }

@@ -56,6 +56,11 @@ export interface PartitionEnv {
   brokerEpoch(): bigint;
   /** Sends an ISR change to the controller; absent: the ISR is never changed from here. */
   submitIsrChange?(proposal: IsrProposal): void;
+  /**
+   * Checked on every write as leader: false when this broker cannot prove it still leads (its
+   * process did not run for half its session timeout, see broker.ts); absent: always true.
+   */
+  mayWriteAsLeader?(): boolean;
 }
 
 /** A single broker's environment: nobody else may join, nothing is proposed. */
@@ -248,7 +253,7 @@ export class Partition {
     minInsyncReplicas: number,
     origin: AppendOrigin = 'client',
   ): Promise<AppendResult> {
-    if (!this.isLeader || this.#fenced)
+    if (!this.isLeader || this.#fenced || this.env.mayWriteAsLeader?.() === false)
       return Promise.reject(new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
     if (acks === -1 && this.state.isr.length < minInsyncReplicas) {
       return Promise.reject(

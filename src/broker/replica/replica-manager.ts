@@ -47,6 +47,8 @@ export interface LeaderReplicationEnv {
 /** The environment every partition of this broker sees; without replication, a lone leader's. */
 class BrokerPartitionEnv implements PartitionEnv {
   replication: LeaderReplicationEnv | null = null;
+  /** See `ReplicaManager.setLeaderWriteGuard`. */
+  writeGuard: (() => boolean) | null = null;
   /** `replica.lag.time.max.ms` (a static config, read once). */
   readonly #lagMs: number;
 
@@ -68,6 +70,10 @@ class BrokerPartitionEnv implements PartitionEnv {
 
   brokerEpoch(): bigint {
     return this.replication?.brokerEpoch() ?? -1n;
+  }
+
+  mayWriteAsLeader(): boolean {
+    return this.writeGuard?.() ?? true;
   }
 
   get submitIsrChange(): ((proposal: IsrProposal) => void) | undefined {
@@ -370,6 +376,11 @@ export class ReplicaManager {
         error: e instanceof Error ? e.message : String(e),
       });
     }
+  }
+
+  /** A check every write as leader passes first (false: NOT_LEADER_OR_FOLLOWER); see broker.ts. */
+  setLeaderWriteGuard(guard: () => boolean): void {
+    this.#env.writeGuard = guard;
   }
 
   /**

@@ -121,6 +121,7 @@ export class Fetcher {
       }
       list.push(s);
     }
+    let nodesLeft = byNode.size;
     for (const [node, parts] of byNode) {
       const available = this.#opts.maxBufferedBytes - this.#buffered - this.#reserved;
       // Skip tiny requests while the buffer is nearly full: wait for the application to drain it.
@@ -129,7 +130,11 @@ export class Fetcher {
         this.#buffered + this.#reserved > 0
       )
         break;
-      this.#send(node, parts, Math.max(1, Math.min(this.#opts.fetchMaxBytes, available)));
+      // The room is shared by the brokers of this round: a first request reserving all of it
+      // would leave none for the others, and the first leader — asked again each time its
+      // (long-poll) answer comes back — would starve every other leader's partitions for good.
+      const share = Math.floor(available / nodesLeft--);
+      this.#send(node, parts, Math.max(1, Math.min(this.#opts.fetchMaxBytes, share)));
     }
     if (nextBackoff !== Number.POSITIVE_INFINITY) this.#arm(nextBackoff - now);
   }

@@ -12,7 +12,13 @@
 import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode, isRetriable } from '../../protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/generated/produce.js';
-import { DeliveryTimeoutError, FatalProducerError, KafkaClientError, KafkaResponseError } from '../errors.js';
+import {
+  ClientClosedError,
+  DeliveryTimeoutError,
+  FatalProducerError,
+  KafkaClientError,
+  KafkaResponseError,
+} from '../errors.js';
 import type { PartitionQueue, RecordAccumulator } from './accumulator.js';
 import { incrementSequence, type ProducerIdentity, sequenceAfter } from './idempotence.js';
 import type { ProducerBatch } from './producer-batch.js';
@@ -388,10 +394,13 @@ export class Sender {
   #onRequestError(node: number, batches: ProducerBatch[], err: Error): void {
     this.#decNode(node);
     this.#cluster.requestMetadataUpdate();
+    // While the producer runs, a closed link is one the broker pool dropped because metadata no
+    // longer lists its broker (a leader that died): a lost connection, retried on the new leader.
+    const lost = err instanceof ClientClosedError && !this.#stopped;
     for (const b of batches) {
       const q = this.#acc.queue(b.topic, b.partition);
       this.#returned(q, b);
-      this.#retryOrFail(q, b, err);
+      this.#retryOrFail(q, b, err, lost);
     }
     this.wakeup();
   }

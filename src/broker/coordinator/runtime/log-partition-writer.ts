@@ -107,7 +107,11 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
   ): Promise<bigint> {
     const p = this.#partition(partition);
     const log = p.log;
-    const end = log.highWatermark;
+    // Up to the log end, as Kafka's loaders: a new leader learned the high watermark a fetch
+    // late, so what lies above it was written (and acknowledged) by the previous coordinator,
+    // and it becomes committed under this leader. Stopping at the high watermark dropped those
+    // records for good: after a coordinator failover the group's last commits were gone.
+    const end = log.logEndOffset;
     let offset = log.logStartOffset;
     while (offset < end) {
       const { records: bytes } = await log.read(offset, {
