@@ -1,7 +1,8 @@
 // A three-broker cluster over a real ZooKeeper, each broker its own process: topics created from
 // any broker by our admin client, kafkajs and confluent-kafka-python; every broker's metadata
-// agrees; kill -9 of a leader and of the controller, a controlled shutdown, restarts; a stale
-// controller's request refused; a duplicate node id and an unreachable ZooKeeper refused at start.
+// agrees; a broker not hosting a partition answers as Kafka does; kill -9 of a leader and of the
+// controller, a controlled shutdown, restarts; a stale controller's request refused; a duplicate
+// node id and an unreachable ZooKeeper refused at start.
 import assert from 'node:assert/strict';
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,13 +13,16 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin, Producer } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { deleteRecordsApi } from '../../src/protocol/messages/generated/delete-records.js';
+import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { leaderAndIsrApi } from '../../src/protocol/messages/generated/leader-and-isr.js';
+import { listOffsetsApi } from '../../src/protocol/messages/generated/list-offsets.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { RawClient } from '../broker/support/raw-client.js';
 import { exec } from '../interop/support/exec.js';
 import { scaled } from '../support/timeouts.js';
-import { controllerZnodes, leaderOf, viewOf, waitForViews } from './support.js';
+import { controllerZnodes, leaderOf, rawProduceOn, viewOf, waitForViews } from './support.js';
 
 const SESSION_MS = 4000;
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -212,6 +216,86 @@ test('a stale or invented controller epoch is refused by brokers', { timeout: 60
         liveLeaders: [],
       });
       assert.equal(r.errorCode, ErrorCode.STALE_CONTROLLER_EPOCH);
+    }
+  } finally {
+    c.close();
+  }
+});
+
+test('a broker that does not host a partition: NOT_LEADER_OR_FOLLOWER when the cluster has it, UNKNOWN_TOPIC_OR_PARTITION when not', {
+  timeout: 120_000,
+}, async () => {
+  const admin = new Admin({ bootstrapServers: cluster.bootstrap() });
+  await admin.createTopics([{ name: 'hosted-elsewhere', numPartitions: 3, replicationFactor: 1 }]);
+  await admin.close();
+  const views = await waitForViews(cluster, 'hosted-elsewhere with leaders everywhere', (v) =>
+    [0, 1, 2].every((p) => leaderOf(v, 'hosted-elsewhere', p) >= 0),
+  );
+  const view = views.get(live()[0]!)!;
+  // With one replica each, some live broker holds no replica of partition 0.
+  const holder = leaderOf(view, 'hosted-elsewhere', 0);
+  const target = live().find((id) => id !== holder)!;
+  const c = await RawClient.connect(cluster.broker(target).port!);
+  try {
+    const NL = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    const UNKNOWN = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    for (const [topic, partition, want] of [
+      ['hosted-elsewhere', 0, NL],
+      ['hosted-elsewhere', 7, UNKNOWN],
+      ['never-created', 0, UNKNOWN],
+    ] as const) {
+      const produced = await rawProduceOn(c, topic, partition, 1, ['x']);
+      assert.equal(produced.errorCode, want, `Produce ${topic}-${partition}`);
+      const fetched = await c.request(fetchApi, 12, {
+        clusterId: null,
+        replicaId: -1,
+        replicaState: { replicaId: -1, replicaEpoch: -1n },
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [
+          {
+            topic,
+            topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+            partitions: [
+              {
+                partition,
+                currentLeaderEpoch: -1,
+                fetchOffset: 0n,
+                lastFetchedEpoch: -1,
+                logStartOffset: -1n,
+                partitionMaxBytes: 1024,
+                replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+              },
+            ],
+          },
+        ],
+        forgottenTopicsData: [],
+        rackId: '',
+      });
+      assert.equal(fetched.responses[0]!.partitions[0]!.errorCode, want, `Fetch ${topic}-${partition}`);
+      const listed = await c.request(listOffsetsApi, 5, {
+        replicaId: -1,
+        isolationLevel: 0,
+        timeoutMs: 1000,
+        topics: [
+          {
+            name: topic,
+            partitions: [
+              { partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 },
+            ],
+          },
+        ],
+      });
+      assert.equal(listed.topics[0]!.partitions[0]!.errorCode, want, `ListOffsets ${topic}-${partition}`);
+      const deleted = await c.request(deleteRecordsApi, 2, {
+        timeoutMs: 1000,
+        topics: [{ name: topic, partitions: [{ partitionIndex: partition, offset: 0n }] }],
+      });
+      assert.equal(deleted.topics[0]!.partitions[0]!.errorCode, want, `DeleteRecords ${topic}-${partition}`);
     }
   } finally {
     c.close();

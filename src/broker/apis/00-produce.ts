@@ -23,6 +23,7 @@ import {
 import type { AppendResult } from '../../storage/index.js';
 import { CloseConnection, defineApi, NO_RESPONSE } from './api.js';
 import { appendLegacy } from './legacy-produce.js';
+import { notHostedError } from './partition-errors.js';
 import { checkNotInternalTopic, checkProducedRecords } from './produce-checks.js';
 import type { BrokerServices } from './services.js';
 
@@ -105,7 +106,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           results.push(
             fail(
               new KafkaError(
-                ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                notHostedError(broker, topic.name, pd.index),
                 `This server does not host ${topic.name}-${pd.index}`,
               ),
             ),

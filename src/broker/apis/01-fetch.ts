@@ -26,6 +26,7 @@ import { readForFollower } from '../replica/follower-read.js';
 import { defineApi, type RequestContext } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
 import { adaptOldFetchAnswer, needsOldFetchAdaptation } from './legacy-fetch.js';
+import { notHostedError } from './partition-errors.js';
 import type { BrokerServices } from './services.js';
 
 const READ_COMMITTED = 1;
@@ -90,7 +91,7 @@ async function readAll(
         partitions.push(
           emptyPartition(
             rp.index,
-            t.unknownId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            t.unknownId ? ErrorCode.UNKNOWN_TOPIC_ID : notHostedError(broker, t.topic, rp.index),
           ),
         );
         continue;
