@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { deleteRecordsApi } from '../../src/protocol/messages/generated/delete-records.js';
 import { type FetchRequest, fetchApi } from '../../src/protocol/messages/generated/fetch.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { listOffsetsApi } from '../../src/protocol/messages/generated/list-offsets.js';
 import { metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { offsetForLeaderEpochApi } from '../../src/protocol/messages/generated/offset-for-leader-epoch.js';
@@ -46,7 +47,7 @@ after(async () => {
 });
 
 function fetchReq(
-  partitions: { p: number; offset: bigint; max?: number; epoch?: number }[],
+  partitions: { p: number; offset: bigint; max?: number; epoch?: number; lastFetchedEpoch?: number }[],
   opts: Partial<FetchRequest> = {},
   byId = false,
 ): FetchRequest {
@@ -68,7 +69,7 @@ function fetchReq(
           partition: x.p,
           currentLeaderEpoch: x.epoch ?? -1,
           fetchOffset: x.offset,
-          lastFetchedEpoch: -1,
+          lastFetchedEpoch: x.lastFetchedEpoch ?? -1,
           logStartOffset: -1n,
           partitionMaxBytes: x.max ?? 1 << 20,
           replicaDirectoryId: ZERO,
@@ -254,4 +255,25 @@ test('DeleteRecords moves the log start; beyond the HW is OFFSET_OUT_OF_RANGE; O
       [75, -1, -1n],
     ],
   );
+});
+
+test('a consumer fetch carrying the last fetched epoch learns where its log diverges (Fetch v12+)', async () => {
+  const [agrees, diverges, unknown] = (
+    await c.request(
+      fetchApi,
+      12,
+      fetchReq([
+        { p: 0, offset: 40n, lastFetchedEpoch: 0 },
+        // Offset 60 of epoch 0 was never written here: epoch 0 ends at 50.
+        { p: 0, offset: 60n, lastFetchedEpoch: 0 },
+        { p: 0, offset: 40n, lastFetchedEpoch: 7 },
+      ]),
+    )
+  ).responses[0]!.partitions;
+  assert.equal(agrees!.errorCode, 0);
+  assert.ok(agrees!.records!.length > 0);
+  assert.equal(diverges!.errorCode, 0);
+  assert.deepEqual(diverges!.divergingEpoch, { epoch: 0, endOffset: 50n });
+  assert.equal(diverges!.records?.length ?? 0, 0);
+  assert.equal(unknown!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
 });

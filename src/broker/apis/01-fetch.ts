@@ -22,7 +22,7 @@ import {
   fetchApi,
 } from '../../protocol/messages/generated/fetch.js';
 import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
-import { readForFollower } from '../replica/follower-read.js';
+import { checkDivergence, readForFollower } from '../replica/follower-read.js';
 import { defineApi, type RequestContext } from './api.js';
 import { leaderEpochError } from './leader-epoch-check.js';
 import { adaptOldFetchAnswer, needsOldFetchAdaptation } from './legacy-fetch.js';
@@ -132,6 +132,17 @@ async function readAll(
       if (!p.isLeader || epochError !== ErrorCode.NONE) {
         error = true;
         base.errorCode = p.isLeader ? epochError : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        partitions.push(base);
+        continue;
+      }
+      // A consumer that read records of an epoch this log ended earlier (a leader change
+      // truncated them) learns where the logs part, answered at once as an error is.
+      const divergence = checkDivergence(p, rp.fetchOffset, rp.lastFetchedEpoch);
+      if (divergence !== null) {
+        error = true;
+        fill();
+        if (typeof divergence === 'number') base.errorCode = divergence;
+        else base.divergingEpoch = { ...divergence };
         partitions.push(base);
         continue;
       }

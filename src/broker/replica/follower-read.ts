@@ -58,6 +58,28 @@ function failed(errorCode: number): FollowerRead {
   };
 }
 
+/**
+ * The fetch's last fetched epoch against this log's epochs (Kafka checks it for consumers too,
+ * Fetch v12+): null when the fetcher's log agrees up to `fetchOffset`; the diverging epoch and its
+ * end offset when the fetcher went on in an epoch this log ended earlier (it must truncate, or a
+ * consumer reset its position, before fetching again); OFFSET_OUT_OF_RANGE when this log knows no
+ * such epoch or the offset is below its start. -1 (none, or Fetch < v12): not checked.
+ */
+export function checkDivergence(
+  p: Partition,
+  fetchOffset: bigint,
+  lastFetchedEpoch: number,
+): { readonly epoch: number; readonly endOffset: bigint } | number | null {
+  if (lastFetchedEpoch < 0) return null;
+  const log = p.log;
+  const end = log.endOffsetForEpoch(lastFetchedEpoch);
+  if (end.endOffset < 0n || end.leaderEpoch < 0 || fetchOffset < log.logStartOffset)
+    return ErrorCode.OFFSET_OUT_OF_RANGE;
+  if (end.leaderEpoch < lastFetchedEpoch || end.endOffset < fetchOffset)
+    return { epoch: end.leaderEpoch, endOffset: end.endOffset };
+  return null;
+}
+
 export async function readForFollower(p: Partition, f: FollowerFetch): Promise<FollowerRead> {
   const epochError = leaderEpochError(f.currentLeaderEpoch, p.leaderEpoch);
   if (epochError !== ErrorCode.NONE) return failed(epochError);
@@ -79,16 +101,11 @@ export async function readForFollower(p: Partition, f: FollowerFetch): Promise<F
     divergingEpoch: null,
   };
   const leaderEndOffset = log.logEndOffset;
-  if (f.lastFetchedEpoch >= 0) {
-    const end = log.endOffsetForEpoch(f.lastFetchedEpoch);
-    if (end.endOffset < 0n || end.leaderEpoch < 0 || f.fetchOffset < out.logStartOffset) {
-      out.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
-      return out;
-    }
-    if (end.leaderEpoch < f.lastFetchedEpoch || end.endOffset < f.fetchOffset) {
-      out.divergingEpoch = { epoch: end.leaderEpoch, endOffset: end.endOffset };
-      return out;
-    }
+  const divergence = checkDivergence(p, f.fetchOffset, f.lastFetchedEpoch);
+  if (divergence !== null) {
+    if (typeof divergence === 'number') out.errorCode = divergence;
+    else out.divergingEpoch = divergence;
+    return out;
   }
   try {
     const r = await log.read(f.fetchOffset, {
