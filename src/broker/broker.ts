@@ -153,6 +153,7 @@ async function assemble(
     channel,
     logger,
     deleteTopicEnable: config.deleteTopicEnable,
+    leaderRebalance: config.leaderRebalance,
     topicConfig: async (topic) => {
       const overrides = await store.configs({ type: 'topics', name: topic });
       const value = configs.topicValue('unclean.leader.election.enable', overrides);
@@ -195,6 +196,7 @@ async function assemble(
     buffers,
     controllerRequests: receiver,
     activeController: controller,
+    leadership: controller,
   };
   const server = new SocketServer({
     host: config.host,

@@ -20,6 +20,7 @@ export type {
   PartitionErrorCode,
 } from './admin/groups.js';
 export { AlterOffsetsPartitionError } from './admin/groups.js';
+export type { ElectionResult, OngoingReassignment, PartitionReassignment } from './admin/leadership.js';
 export type { DeleteRecordsTarget, ListedOffset, OffsetQuery, OffsetSpec } from './admin/partition-ops.js';
 export type {
   CreatedTopic,
@@ -46,6 +47,8 @@ export type { ConsumerGroupMetadata, TransactionOffset, TransactionState } from 
 export {
   Consumer,
   CommitFailedError,
+  type LogTruncation,
+  LogTruncationError,
   NoOffsetForPartitionError,
   OffsetOutOfRangeError,
   RebalanceListenerError,

@@ -3,7 +3,10 @@
 // UNKNOWN_TOPIC_OR_PARTITION, FENCED/UNKNOWN_LEADER_EPOCH, connection loss). Concurrent
 // refresh requests share one in-flight Metadata request; demand-driven refreshes are spaced by
 // retry.backoff.ms so that a storm of errors does not become a storm of requests. A partition
-// whose leader epoch went backwards (a stale broker answered) keeps the newer cached entry.
+// whose leader epoch went backwards (a stale broker answered) keeps the newer cached entry, and
+// another refresh is asked for: a lagging broker must never move a partition back to an old
+// leader (the consumer would fetch from it, the producer send to it). A topic id change (the
+// topic was deleted and created again) starts its epochs afresh.
 import { ErrorCode } from '../protocol/errors.js';
 import { type MetadataResponse, metadataApi } from '../protocol/messages/generated/metadata.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
@@ -83,6 +86,12 @@ export class Metadata {
   leaderFor(topic: string, partition: number): number | undefined {
     const p = this.#topics.get(topic)?.partitions[partition];
     return p === undefined || p.leader < 0 ? undefined : p.leader;
+  }
+
+  /** The partition's leader and leader epoch (−1 if the broker gives none); undefined if leaderless. */
+  leaderAndEpoch(topic: string, partition: number): { id: number; epoch: number } | undefined {
+    const p = this.#topics.get(topic)?.partitions[partition];
+    return p === undefined || p.leader < 0 ? undefined : { id: p.leader, epoch: p.leaderEpoch };
   }
 
   /** Adds topics to the set this cache keeps fresh. Returns true if any was new. */
@@ -190,6 +199,7 @@ export class Metadata {
     this.clusterId = res.clusterId;
     this.controllerId = res.controllerId;
     const seen = new Set<string>();
+    let stale = false;
     for (const t of res.topics) {
       if (t.name === null) continue;
       seen.add(t.name);
@@ -200,11 +210,15 @@ export class Metadata {
       }
       this.#topicErrors.delete(t.name);
       const old = this.#topics.get(t.name);
+      const sameTopic =
+        old !== undefined &&
+        (old.topicId === t.topicId || old.topicId === ZERO_UUID || t.topicId === ZERO_UUID);
       const parts: PartitionMetadata[] = [];
       for (const p of t.partitions) {
-        const prev = old?.partitions[p.partitionIndex];
+        const prev = sameTopic ? old.partitions[p.partitionIndex] : undefined;
         if (prev !== undefined && p.leaderEpoch >= 0 && prev.leaderEpoch > p.leaderEpoch) {
           parts[p.partitionIndex] = prev;
+          stale = true;
           continue;
         }
         parts[p.partitionIndex] = {
@@ -241,6 +255,8 @@ export class Metadata {
     if (this.#allTopics)
       for (const name of this.#topics.keys()) if (!seen.has(name)) this.#topics.delete(name);
     this.lastRefresh = Date.now();
+    // Ask again (spaced by retry.backoff.ms) until a broker that knows the newer epochs answers.
+    if (stale) this.requestUpdate();
     for (const l of this.#listeners.splice(0)) l();
     this.onUpdate();
   }

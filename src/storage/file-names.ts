@@ -79,3 +79,14 @@ export function isDeletedDir(name: string): boolean {
 export function deletedDirName(topic: string, partition: number, uniqueId: string): string {
   return `${topic}-${partition}.${uniqueId}-delete`;
 }
+
+/** A log being copied to another log dir (AlterReplicaLogDirs): `<topic>-<p>.<uuid>-future`. */
+export function futureDirName(topic: string, partition: number, uniqueId: string): string {
+  return `${topic}-${partition}.${uniqueId}-future`;
+}
+
+/** The partition a `-future` dir belongs to, or null for any other name. */
+export function parseFutureDir(name: string): PartitionDir | null {
+  const m = /^(.+)\.[0-9a-f]{32}-future$/.exec(name);
+  return m === null ? null : parsePartitionDir(m[1]!);
+}

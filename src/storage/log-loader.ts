@@ -45,6 +45,11 @@ export interface LoadLogParams {
   topicId?: string;
   /** A log just created (its partition.metadata is not fsynced yet). */
   created?: boolean;
+  /**
+   * The log that will adopt these files (a log dir move): the segment list's roll, write and
+   * failure hooks go to it, not to the UnifiedLog built here, which only carries the files over.
+   */
+  owner?: UnifiedLog;
 }
 
 export interface LoadReport {
@@ -149,10 +154,13 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
   } else producers.clear(logStart);
 
   const local = new LocalLog(dir, segments, 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
-    onRoll: (offset) => log.snapshotForRoll(offset),
-    onWritten: () => log.notify(),
-    beforeRecoveryPoint: (newSegment) => log.persistMetadata(newSegment),
-    onFailure: (err) => env.onError(err, `log ${dir}`),
+    onRoll: (offset) => (p.owner ?? log).snapshotForRoll(offset),
+    onWritten: () => (p.owner ?? log).notify(),
+    beforeRecoveryPoint: (newSegment) => (p.owner ?? log).persistMetadata(newSegment),
+    onFailure: (err) => {
+      env.onError(err, `log ${dir}`);
+      env.onStorageFailure?.(p.owner ?? log, err);
+    },
     now: env.now,
   });
   const clean = p.cleanShutdown && p.recoveryPoint !== undefined;
@@ -304,10 +312,13 @@ export async function createNewLog(p: LoadLogParams & { topicId: string }): Prom
   const epochs = LeaderEpochCache.empty(join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
   const producers = new ProducerStateManager();
   const local = new LocalLog(dir, [segment], 0n, 0n, config, env.cache, new TailCache(env.tailBudget), {
-    onRoll: (offset) => log.snapshotForRoll(offset),
-    onWritten: () => log.notify(),
-    beforeRecoveryPoint: (newSegment) => log.persistMetadata(newSegment),
-    onFailure: (err) => env.onError(err, `log ${dir}`),
+    onRoll: (offset) => (p.owner ?? log).snapshotForRoll(offset),
+    onWritten: () => (p.owner ?? log).notify(),
+    beforeRecoveryPoint: (newSegment) => (p.owner ?? log).persistMetadata(newSegment),
+    onFailure: (err) => {
+      env.onError(err, `log ${dir}`);
+      env.onStorageFailure?.(p.owner ?? log, err);
+    },
     now: env.now,
   });
   const log: UnifiedLog = new UnifiedLog(

@@ -1,6 +1,10 @@
 // LogManager: every partition log of this broker across its log directories. Owns the log-dir
 // layout (`<dir>/<topic>-<partition>/`), the checkpoint files at each dir's root, recovery at
 // open, the LRU of open file handles, and the background retention / compaction / flush tasks.
+// Several log dirs (JBOD) as Kafka: new partitions go to the online dir with the fewest logs
+// (ties: configuration order) unless AlterReplicaLogDirs chose one; a log moves between dirs
+// (`moveLog`, log-dir-move.ts); an I/O error on a dir's files takes the whole dir offline (its
+// logs answer KAFKA_STORAGE_ERROR, the other dirs keep serving) until the broker restarts.
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,12 +31,13 @@ import { fsyncDir, readFileOrNull, writeFileAtomic } from './fs-util.js';
 import { LogCleaner } from './log-cleaner.js';
 import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
 import { type LogDirLock, lockLogDirs } from './log-dir-lock.js';
+import { type FutureLogProgress, moveLogDir, resolveFutureDirs } from './log-dir-move.js';
 import { createNewLog, loadLog } from './log-loader.js';
 import type { LogSegment } from './log-segment.js';
 import { ensureMetaProperties, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
 import { TailCacheBudget } from './tail-cache.js';
 import type { PartitionLog } from './types.js';
-import type { LogEnvironment, UnifiedLog } from './unified-log.js';
+import { isStorageFailure, type LogEnvironment, type UnifiedLog } from './unified-log.js';
 
 export interface LogManagerOptions {
   /** `log.dirs`: one or more directories; new partitions go to the dir with the fewest logs. */
@@ -121,6 +126,12 @@ export class LogManager {
   #checkpointSoon: NodeJS.Immediate | null = null;
   #closed = false;
   #locks: LogDirLock[] = [];
+  /** Failed log dirs and why (Kafka: offline dirs). */
+  readonly #offline = new Map<string, Error>();
+  /** Dirs AlterReplicaLogDirs chose for partitions this broker does not host yet. */
+  readonly #preferred = new Map<string, string>();
+  /** Moves to another log dir in progress, per partition. */
+  readonly #moves = new Map<string, { progress: FutureLogProgress; done: Promise<void> }>();
 
   private constructor(options: LogManagerOptions, dirs: string[]) {
     this.#options = options;
@@ -136,6 +147,10 @@ export class LogManager {
       onError,
       scheduleDelete: (seg, delayMs) => this.#scheduleDelete(seg, delayMs),
       onLogStartOffsetChanged: () => this.#requestCheckpoint(),
+      onStorageFailure: (log, error) => {
+        const entry = this.#logs.get(partitionKey(log.topic, log.partition));
+        if (entry?.log === log) this.markDirOffline(entry.dir, error);
+      },
     };
     this.#cleaner = new LogCleaner(this.#env);
   }
@@ -149,6 +164,7 @@ export class LogManager {
     const mgr = new LogManager(options, dirs);
     if (!options.dirsLocked) mgr.#locks = await lockLogDirs(dirs);
     try {
+      await resolveFutureDirs(dirs);
       for (const dir of dirs) await mgr.#openDir(dir);
     } catch (e) {
       await mgr.#releaseLocks();
@@ -256,9 +272,16 @@ export class LogManager {
         `Invalid topic partition ${topic}-${partition}`,
       );
     }
-    let root = this.logDirs[0]!;
-    for (const d of this.logDirs)
-      if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
+    const online = this.logDirs.filter((d) => !this.#offline.has(d));
+    const key = partitionKey(topic, partition);
+    const preferred = this.#preferred.get(key);
+    this.#preferred.delete(key);
+    let root = preferred !== undefined && online.includes(preferred) ? preferred : online[0];
+    if (root === undefined)
+      throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, 'No log dir is online to create a log in');
+    if (preferred === undefined || root !== preferred) {
+      for (const d of online) if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
+    }
     // Count it now, so that concurrent creations spread over the dirs.
     this.#dirCounts.set(root, (this.#dirCounts.get(root) ?? 0) + 1);
     try {
@@ -301,6 +324,11 @@ export class LogManager {
   /** Closes the log, renames its dir to `<topic>-<partition>.<uuid>-delete` and removes it. */
   async deleteLog(topic: string, partition: number): Promise<void> {
     const key = partitionKey(topic, partition);
+    const move = this.#moves.get(key);
+    if (move !== undefined) {
+      move.progress.cancelled = true;
+      await move.done;
+    }
     const entry = this.#logs.get(key);
     if (entry === undefined) return;
     this.#logs.delete(key);
@@ -308,6 +336,7 @@ export class LogManager {
     const log = entry.log;
     await log.local.whenIdle().catch(() => undefined);
     log.markClosed();
+    if (this.#offline.has(entry.dir)) return; // nothing can be done on a failed dir
     for (const seg of [...this.#pendingDeletes.keys()]) {
       if (seg.dir === log.dir) this.#runDelete(seg);
     }
@@ -334,13 +363,25 @@ export class LogManager {
     return resolveLogConfig(this.#defaults, this.#overrides.get(topic));
   }
 
-  /** Writes recovery-point, log-start-offset and replication-offset checkpoints of every dir. */
+  /**
+   * Writes recovery-point, log-start-offset and replication-offset checkpoints of every online
+   * dir; a dir whose checkpoint cannot be written goes offline (as in Kafka).
+   */
   async checkpoint(): Promise<void> {
-    for (const dir of this.logDirs) await this.#writeCheckpoints(dir);
+    for (const dir of this.logDirs) {
+      if (this.#offline.has(dir)) continue;
+      try {
+        await this.#writeCheckpoints(dir);
+      } catch (err) {
+        if (!isStorageFailure(err)) throw err;
+        this.markDirOffline(dir, err);
+      }
+    }
   }
 
   #writeCheckpoints(dir: string): Promise<void> {
     const run = this.#checkpointChain.then(async () => {
+      if (this.#offline.has(dir)) return;
       const rp: OffsetCheckpointEntry[] = [];
       const ls: OffsetCheckpointEntry[] = [];
       const hw: OffsetCheckpointEntry[] = [];
@@ -481,6 +522,8 @@ export class LogManager {
     this.#timers = [];
     if (this.#checkpointSoon !== null) clearImmediate(this.#checkpointSoon);
     this.#cleaner.stop();
+    for (const m of this.#moves.values()) m.progress.cancelled = true;
+    await Promise.all([...this.#moves.values()].map((m) => m.done));
     let failed = false;
     await mapLimit([...this.#logs.values()], 64, async (e) => {
       try {
@@ -493,6 +536,7 @@ export class LogManager {
     try {
       await this.#drainDeletes();
       for (const dir of this.logDirs) {
+        if (this.#offline.has(dir)) continue;
         await this.#writeCheckpoints(dir);
         // Only a fully clean close may skip recovery next time.
         if (!failed) await writeFileAtomic(join(dir, CLEAN_SHUTDOWN_FILE), '');
@@ -500,6 +544,129 @@ export class LogManager {
       await this.#cache.closeAll();
     } finally {
       await this.#releaseLocks();
+    }
+  }
+
+  // -- Several log dirs: placement, moves, failures ------------------------------------------------
+
+  /** The log dir holding a partition's log (undefined: not hosted here). */
+  logDirOf(topic: string, partition: number): string | undefined {
+    return this.#logs.get(partitionKey(topic, partition))?.dir;
+  }
+
+  isDirOnline(dir: string): boolean {
+    return this.logDirs.includes(dir) && !this.#offline.has(dir);
+  }
+
+  get offlineDirs(): readonly string[] {
+    return [...this.#offline.keys()];
+  }
+
+  /** Where a partition this broker does not host yet will be created (AlterReplicaLogDirs). */
+  setPreferredDir(topic: string, partition: number, dir: string): void {
+    if (this.logDirs.includes(dir)) this.#preferred.set(partitionKey(topic, partition), dir);
+  }
+
+  /** The logs of one dir and the moves into it (DescribeLogDirs). */
+  dirContents(dir: string): {
+    logs: PartitionLog[];
+    futures: { log: PartitionLog; progress: FutureLogProgress }[];
+  } {
+    const logs: PartitionLog[] = [];
+    for (const e of this.#logs.values()) if (e.dir === dir) logs.push(e.log);
+    const futures: { log: PartitionLog; progress: FutureLogProgress }[] = [];
+    for (const [key, m] of this.#moves) {
+      const log = this.#logs.get(key)?.log;
+      if (m.progress.targetDir === dir && log !== undefined) futures.push({ log, progress: m.progress });
+    }
+    return { logs, futures };
+  }
+
+  /**
+   * Starts moving a partition's log to `targetDir` (another of this broker's log dirs) and
+   * returns the move's completion; the log keeps serving meanwhile. A move to another dir in
+   * progress is cancelled first (Kafka replaces the future replica). Throws KafkaError:
+   * LOG_DIR_NOT_FOUND, KAFKA_STORAGE_ERROR (target, source or any dir offline),
+   * REPLICA_NOT_AVAILABLE (no such log here), synchronously: a caller may answer at once and
+   * let the move run.
+   */
+  moveLog(topic: string, partition: number, targetDir: string): Promise<void> {
+    this.#ensureOpen();
+    if (!this.logDirs.includes(targetDir))
+      throw new KafkaError(ErrorCode.LOG_DIR_NOT_FOUND, `Log dir ${targetDir} is not found in the config.`);
+    if (this.#offline.has(targetDir))
+      throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Log directory ${targetDir} is offline`);
+    const key = partitionKey(topic, partition);
+    const entry = this.#logs.get(key);
+    if (entry === undefined)
+      throw new KafkaError(
+        ErrorCode.REPLICA_NOT_AVAILABLE,
+        `Replica for ${topic}-${partition} is not available`,
+      );
+    if (this.#offline.size > 0)
+      throw new KafkaError(
+        ErrorCode.KAFKA_STORAGE_ERROR,
+        `Partition ${topic}-${partition} cannot move while a log dir is offline`,
+      );
+    const running = this.#moves.get(key);
+    if (running === undefined) return this.#startMove(key, entry, targetDir);
+    if (running.progress.targetDir === targetDir) return running.done;
+    running.progress.cancelled = true;
+    return running.done.then(() => {
+      const now = this.#logs.get(key);
+      return now === undefined || this.#moves.has(key) ? undefined : this.#startMove(key, now, targetDir);
+    });
+  }
+
+  #startMove(key: string, entry: Entry, targetDir: string): Promise<void> {
+    if (entry.dir === targetDir || this.#closed || this.#offline.size > 0) return Promise.resolve();
+    const progress: FutureLogProgress = { targetDir, copiedEndOffset: 0n, copiedBytes: 0, cancelled: false };
+    const done = this.#runMove(key, entry, progress).finally(() => {
+      if (this.#moves.get(key)?.progress === progress) this.#moves.delete(key);
+    });
+    this.#moves.set(key, { progress, done });
+    return done;
+  }
+
+  async #runMove(key: string, entry: Entry, progress: FutureLogProgress): Promise<void> {
+    const log = entry.log;
+    try {
+      const doomed = await moveLogDir(log, progress.targetDir, progress);
+      const from = entry.dir;
+      this.#logs.set(key, { log, dir: progress.targetDir });
+      this.#dirCounts.set(from, (this.#dirCounts.get(from) ?? 1) - 1);
+      this.#dirCounts.set(progress.targetDir, (this.#dirCounts.get(progress.targetDir) ?? 0) + 1);
+      this.#requestCheckpoint();
+      await fsp.rm(doomed, { recursive: true, force: true });
+    } catch (err) {
+      if (progress.cancelled) return;
+      // The copy is dropped and the log stays where it is; a failure of the source's own files
+      // has taken its dir offline through onStorageFailure already.
+      this.#env.onError(err as Error, `moving ${log.topic}-${log.partition} to ${progress.targetDir}`);
+    }
+  }
+
+  /**
+   * Takes a log dir offline after an I/O error: its logs are closed where they are (every
+   * request for them answers KAFKA_STORAGE_ERROR), moves from or to it stop, nothing is
+   * written there any more. Kafka's ZooKeeper mode also tells the controller
+   * (`/log_dir_event_notification`) so that leaders move elsewhere; Samsa does not.
+   */
+  markDirOffline(dir: string, error: Error): void {
+    if (this.#offline.has(dir) || !this.logDirs.includes(dir)) return;
+    this.#offline.set(dir, error);
+    this.#env.onError(error, `log dir ${dir} is offline`);
+    for (const m of this.#moves.values()) if (m.progress.targetDir === dir) m.progress.cancelled = true;
+    for (const e of this.#logs.values()) {
+      if (e.dir !== dir) continue;
+      const move = this.#moves.get(partitionKey(e.log.topic, e.log.partition));
+      if (move !== undefined) move.progress.cancelled = true;
+      e.log.markClosed();
+    }
+    for (const seg of [...this.#pendingDeletes.keys()]) {
+      if (!seg.dir.startsWith(`${dir}/`)) continue;
+      clearTimeout(this.#pendingDeletes.get(seg));
+      this.#pendingDeletes.delete(seg);
     }
   }
 

@@ -61,6 +61,17 @@ export interface LogEnvironment {
   scheduleDelete: (segment: LogSegment, delayMs: number) => void;
   /** The log start offset moved; its checkpoint should be written soon. */
   onLogStartOffsetChanged: (log: UnifiedLog) => void;
+  /** An I/O error on this log's files: its log dir goes offline (Kafka's LogDirFailureChannel). */
+  onStorageFailure?: (log: UnifiedLog, error: Error) => void;
+}
+
+/** Errors that mean the disk or directory failed, not a bad request. */
+export function isStorageFailure(err: unknown): err is NodeJS.ErrnoException {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return (
+    code !== undefined &&
+    ['EIO', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EBADF', 'ENOTDIR'].includes(code)
+  );
 }
 
 export interface UnifiedLogParts {
@@ -82,12 +93,14 @@ const EMPTY = Buffer.alloc(0);
 export class UnifiedLog implements PartitionLog {
   readonly topic: string;
   readonly partition: number;
-  readonly dir: string;
+  // dir, local, snapshots and epochs change only when the log moves to another log dir
+  // (`adoptStorage`); everything else keeps this object, its listeners and its producer state.
+  dir: string;
   topicId: string;
-  readonly local: LocalLog;
+  local: LocalLog;
   readonly producers: ProducerStateManager;
-  readonly snapshots: ProducerSnapshots;
-  readonly epochs: LeaderEpochCache;
+  snapshots: ProducerSnapshots;
+  epochs: LeaderEpochCache;
   readonly env: LogEnvironment;
   #logStartOffset: bigint;
   #highWatermark: bigint;
@@ -314,6 +327,21 @@ export class UnifiedLog implements PartitionLog {
   // ---- reads ---------------------------------------------------------------------------------
 
   async read(fetchOffset: bigint, options: ReadOptions): Promise<ReadResult> {
+    const dir = this.dir;
+    try {
+      return await this.#read(fetchOffset, options);
+    } catch (err) {
+      if (!isStorageFailure(err) || this.#closed) throw err;
+      // The log moved to another dir during the read (its old files are gone): read again there.
+      if (this.dir !== dir) return this.read(fetchOffset, options);
+      this.env.onStorageFailure?.(this, err);
+      throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Read of ${this.dir} failed: ${err.message}`, {
+        cause: err,
+      });
+    }
+  }
+
+  async #read(fetchOffset: bigint, options: ReadOptions): Promise<ReadResult> {
     if (this.#closed) throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Log ${this.dir} is closed`);
     const leo = this.local.logEndOffset;
     if (fetchOffset < this.#logStartOffset || fetchOffset > leo) {
@@ -409,6 +437,30 @@ export class UnifiedLog implements PartitionLog {
   // ---- truncation and deletion ---------------------------------------------------------------
 
   /** Runs `fn` with appends held back and the write queue drained. */
+  /**
+   * Runs `fn` with appends (leader and follower) held back and none in flight, and no
+   * retention, compaction or truncation running: the moment a log dir move copies the tail.
+   */
+  withAppendsPaused<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#exclusively(fn);
+  }
+
+  /**
+   * Takes over the files of `moved` (this log's copy, loaded from another log dir while appends
+   * were paused): this object keeps serving, now from there. The old segments are closed; the
+   * caller deletes the old directory.
+   */
+  adoptStorage(moved: UnifiedLog): void {
+    const old = this.local;
+    moved.local.config = old.config;
+    this.dir = moved.dir;
+    this.local = moved.local;
+    this.snapshots = moved.snapshots;
+    this.epochs = moved.epochs;
+    old.tail.clear();
+    for (const seg of old.segments) seg.close();
+  }
+
   async #exclusively<T>(fn: () => Promise<T>): Promise<T> {
     while (this.#exclusive !== null) await this.#exclusive;
     let release!: () => void;
@@ -528,27 +580,33 @@ export class UnifiedLog implements PartitionLog {
     try {
       await this.local.whenIdle();
       await this.withMaintenance(async () => {
-        if (this.local.failed === null) {
-          // Snapshot first, unsynced: the flush below ends with one directory fsync for every
-          // rename. A snapshot lost to a power cut fails its CRC and recovery replays instead.
-          const leo = this.local.logEndOffset;
-          const small = isSmallLog(this.local.segments);
-          if (!small && !this.snapshots.has(leo)) {
-            await this.snapshots.write(leo, encodeSnapshot(this.producers.toSnapshot()), false);
-            this.#dirDirty = true;
-          }
-          await this.snapshots.deleteBelow(this.#logStartOffset);
-          await this.local.active.persistIndexes(true);
-          this.#closing = small;
-          await this.local.flush();
-          await this.persistMetadata();
-        }
+        if (this.local.failed === null) await this.writeCleanState(isSmallLog(this.local.segments));
       });
     } finally {
       this.#closed = true;
       this.local.tail.clear();
       for (const s of this.local.segments) s.close();
     }
+  }
+
+  /**
+   * Everything a clean shutdown leaves on disk, without closing: a producer snapshot at the log
+   * end (unless `small`: such a log is rescanned at load), indexes, fsynced data, leader epochs.
+   * Call with no write in flight (close, or a paused log being copied to another dir).
+   */
+  async writeCleanState(small = false): Promise<void> {
+    // Snapshot first, unsynced: the flush below ends with one directory fsync for every
+    // rename. A snapshot lost to a power cut fails its CRC and recovery replays instead.
+    const leo = this.local.logEndOffset;
+    if (!small && !this.snapshots.has(leo)) {
+      await this.snapshots.write(leo, encodeSnapshot(this.producers.toSnapshot()), false);
+      this.#dirDirty = true;
+    }
+    await this.snapshots.deleteBelow(this.#logStartOffset);
+    await this.local.active.persistIndexes(true);
+    this.#closing = small;
+    await this.local.flush();
+    await this.persistMetadata();
   }
 
   /** Producer snapshot for a segment roll at `offset` (captured now, written in order). */

@@ -1,59 +1,82 @@
-// DescribeLogDirs (key 35), v0-4: per configured log dir, the partitions it holds (all, or the
-// requested ones) with their size on disk; offset lag is 0 (no future replicas). v4 adds the
-// file system's total and usable bytes.
+// DescribeLogDirs (key 35), v0-4, as Kafka's ReplicaManager.describeLogDirs: every configured log
+// dir, in `log.dirs` order. An online dir lists its topics with the requested partitions (all
+// when Topics is null; topics with none of them are left out): size on disk and offset lag (HW − LEO, never negative, for the
+// current replica; for a future replica — a move by AlterReplicaLogDirs in progress — the
+// current replica's LEO minus what the copy has reached). v4 adds the file system's total and
+// usable bytes. An offline dir is reported with KAFKA_STORAGE_ERROR and nothing else.
 
 import { statfs } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   type DescribeLogDirsRequest,
   type DescribeLogDirsResponse,
   describeLogDirsApi,
 } from '../../protocol/messages/generated/describe-log-dirs.js';
+import type { PartitionLog } from '../../storage/index.js';
 import { defineApi } from './api.js';
+
+type DirResult = DescribeLogDirsResponse['results'][number];
+type PartitionResult = DirResult['topics'][number]['partitions'][number];
+
+async function fileSystemBytes(dir: string): Promise<{ totalBytes: bigint; usableBytes: bigint }> {
+  try {
+    const s = await statfs(dir, { bigint: true });
+    return { totalBytes: s.blocks * s.bsize, usableBytes: s.bavail * s.bsize };
+  } catch {
+    return { totalBytes: -1n, usableBytes: -1n };
+  }
+}
 
 export default defineApi<DescribeLogDirsRequest, DescribeLogDirsResponse>({
   api: describeLogDirsApi,
   minVersion: 0,
   maxVersion: 4,
   async handle(ctx, req) {
-    const { broker } = ctx;
+    const { logs } = ctx.broker;
     const wanted =
       req.topics === null ? null : new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]));
-    const results: DescribeLogDirsResponse['results'] = [];
-    for (const dir of broker.config.logDirs) {
-      const abs = resolve(dir);
-      const byTopic = new Map<
-        string,
-        DescribeLogDirsResponse['results'][number]['topics'][number]['partitions']
-      >();
-      for (const p of broker.replicas.all()) {
-        if (resolve(dirname(p.log.dir)) !== abs) continue;
-        if (wanted !== null && !wanted.get(p.topic)?.has(p.index)) continue;
-        const list = byTopic.get(p.topic) ?? [];
-        list.push({
-          partitionIndex: p.index,
-          partitionSize: BigInt(p.log.size),
-          offsetLag: 0n,
+    const results: DirResult[] = [];
+    for (const dir of logs.logDirs) {
+      if (!logs.isDirOnline(dir)) {
+        results.push({
+          errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+          logDir: dir,
+          topics: [],
+          totalBytes: -1n,
+          usableBytes: -1n,
+        });
+        continue;
+      }
+      const byTopic = new Map<string, PartitionResult[]>();
+      const add = (log: PartitionLog, entry: PartitionResult) => {
+        if (wanted !== null && !wanted.get(log.topic)?.has(log.partition)) return;
+        const list = byTopic.get(log.topic) ?? [];
+        byTopic.set(log.topic, list);
+        list.push(entry);
+      };
+      const { logs: current, futures } = logs.dirContents(dir);
+      for (const log of current) {
+        const lag = log.highWatermark - log.logEndOffset;
+        add(log, {
+          partitionIndex: log.partition,
+          partitionSize: BigInt(log.size),
+          offsetLag: lag > 0n ? lag : 0n,
           isFutureKey: false,
         });
-        byTopic.set(p.topic, list);
       }
-      let totalBytes = -1n;
-      let usableBytes = -1n;
-      try {
-        const s = await statfs(abs, { bigint: true });
-        totalBytes = s.blocks * s.bsize;
-        usableBytes = s.bavail * s.bsize;
-      } catch {
-        // Unknown sizes are reported as -1, as Kafka does.
+      for (const { log, progress } of futures) {
+        add(log, {
+          partitionIndex: log.partition,
+          partitionSize: BigInt(progress.copiedBytes),
+          offsetLag: log.logEndOffset - progress.copiedEndOffset,
+          isFutureKey: true,
+        });
       }
       results.push({
         errorCode: ErrorCode.NONE,
-        logDir: abs,
+        logDir: dir,
         topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
-        totalBytes,
-        usableBytes,
+        ...(await fileSystemBytes(dir)),
       });
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results };

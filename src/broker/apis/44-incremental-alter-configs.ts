@@ -8,8 +8,8 @@ import {
   type IncrementalAlterConfigsResponse,
   incrementalAlterConfigsApi,
 } from '../../protocol/messages/generated/incremental-alter-configs.js';
-import { BROKER_CONFIGS } from '../config/broker-configs.js';
 import { parseList } from '../config/config-def.js';
+import { DESCRIBED_BROKER_CONFIGS } from '../config/inert-broker-configs.js';
 import { TOPIC_CONFIGS } from '../config/topic-configs.js';
 import { defineApi } from './api.js';
 import { alterResources, type ConfigResource } from './config-resources.js';
@@ -29,7 +29,7 @@ function applyOps(
     if (seen.has(op.name))
       throw new KafkaError(ErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${op.name}`);
     seen.add(op.name);
-    const def = res.kind === 'topic' ? TOPIC_CONFIGS.get(op.name) : BROKER_CONFIGS.get(op.name);
+    const def = res.kind === 'topic' ? TOPIC_CONFIGS.get(op.name) : DESCRIBED_BROKER_CONFIGS.get(op.name);
     switch (op.configOperation) {
       case SET:
         next[op.name] = op.value;

@@ -1,11 +1,12 @@
 // Shared by DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: resource types, resolving
 // a resource to its current overrides, and validating + applying a new set of overrides.
 // Broker resources: the resource name is this broker's id, or '' for the cluster-wide
-// default; only dynamic keys may be set (INVALID_CONFIG otherwise, with Kafka's message).
+// default; only Kafka's dynamic keys may be set, per-broker ones only on the broker's id
+// (config/dynamic-broker-validation.ts). A refusal is INVALID_CONFIG with ZkAdminManager's
+// "Invalid config value for resource ConfigResource(type=BROKER, name='1'): …" text.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import { BROKER_CONFIGS } from '../config/broker-configs.js';
-import { validateConfigValue } from '../config/config-def.js';
+import { DynamicConfigError, validateDynamicBrokerConfigs } from '../config/dynamic-broker-validation.js';
 import { topicNameError } from '../metadata/topic-names.js';
 import type { BrokerServices } from './services.js';
 
@@ -40,26 +41,19 @@ export function resolveResource(broker: BrokerServices, type: number, name: stri
   throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${type}`);
 }
 
-function validateBrokerOverrides(configs: Readonly<Record<string, string | null>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  const notDynamic: string[] = [];
-  for (const [name, value] of Object.entries(configs)) {
-    const def = BROKER_CONFIGS.get(name);
-    if (!def?.dynamic) {
-      notDynamic.push(name);
-      continue;
-    }
-    if (value === null) continue;
-    const err = validateConfigValue(def, value);
-    if (err) throw new KafkaError(ErrorCode.INVALID_CONFIG, err);
-    out[name] = value.trim();
-  }
-  if (notDynamic.length > 0)
+function validateBrokerOverrides(
+  entity: string,
+  configs: Readonly<Record<string, string | null>>,
+): Record<string, string> {
+  try {
+    return validateDynamicBrokerConfigs(configs, entity !== '');
+  } catch (e) {
+    if (!(e instanceof DynamicConfigError)) throw e;
     throw new KafkaError(
       ErrorCode.INVALID_CONFIG,
-      `Cannot update these configs dynamically: ${notDynamic.join(', ')}`,
+      `Invalid config value for resource ConfigResource(type=BROKER, name='${entity}'): ${e.message}`,
     );
-  return out;
+  }
 }
 
 /** Replaces the resource's overrides with `configs` (null values are dropped for brokers). */
@@ -73,7 +67,7 @@ export async function replaceConfigs(
     await broker.commands.setTopicConfigs(resource.name, configs, validateOnly);
     return;
   }
-  const valid = validateBrokerOverrides(configs);
+  const valid = validateBrokerOverrides(resource.entity, configs);
   if (!validateOnly) await broker.commands.setBrokerConfigs(resource.entity, valid);
 }
 

@@ -30,10 +30,14 @@ import writeTxnMarkers from './27-write-txn-markers.js';
 import txnOffsetCommit from './28-txn-offset-commit.js';
 import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
+import alterReplicaLogDirs from './34-alter-replica-log-dirs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
 import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
+import electLeaders from './43-elect-leaders.js';
 import incrementalAlterConfigs from './44-incremental-alter-configs.js';
+import alterPartitionReassignments from './45-alter-partition-reassignments.js';
+import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
 import alterPartition from './56-alter-partition.js';
 import describeCluster from './60-describe-cluster.js';
@@ -74,10 +78,14 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   txnOffsetCommit,
   describeConfigs,
   alterConfigs,
+  alterReplicaLogDirs,
   describeLogDirs,
   createPartitions,
   deleteGroups,
+  electLeaders,
   incrementalAlterConfigs,
+  alterPartitionReassignments,
+  listPartitionReassignments,
   offsetDelete,
   alterPartition,
   describeCluster,

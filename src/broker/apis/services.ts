@@ -7,9 +7,9 @@ import type { ConfigResolver } from '../config/config-resolver.js';
 import type { BrokerGroupCoordinator } from '../coordinator/group/broker-group-coordinator.js';
 import type { BrokerTxnCoordinator } from '../coordinator/txn/broker-txn-coordinator.js';
 import type { Logger } from '../logger.js';
-import type { ActiveController } from '../metadata/controller/active-controller.js';
-import type { ControllerRequestReceiver } from '../metadata/controller/controller-channel.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
+import type { ActiveController, LeadershipController } from '../metadata/controller/active-controller.js';
+import type { ControllerRequestReceiver } from '../metadata/controller/controller-channel.js';
 import type { ProducerIdManager } from '../metadata/producer-ids.js';
 import type { TopicCommands } from '../metadata/topic-commands.js';
 import type { BufferPool } from '../network/buffer-pool.js';
@@ -42,4 +42,6 @@ export interface BrokerServices {
   readonly controllerRequests?: ControllerRequestReceiver;
   /** The controller on this broker (cluster mode), for ControlledShutdown and AlterPartition. */
   readonly activeController?: ActiveController;
+  /** The same controller for ElectLeaders and partition reassignments (cluster mode). */
+  readonly leadership?: LeadershipController;
 }

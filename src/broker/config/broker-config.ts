@@ -43,6 +43,12 @@ export interface BrokerConfig {
   readonly controlledShutdownEnable: boolean;
   readonly controlledShutdownMaxRetries: number;
   readonly controlledShutdownRetryBackoffMs: number;
+  /** `auto.leader.rebalance.enable`, `leader.imbalance.check.interval.seconds` (as ms), `leader.imbalance.per.broker.percentage`. */
+  readonly leaderRebalance: {
+    readonly enable: boolean;
+    readonly checkIntervalMs: number;
+    readonly imbalancePerBrokerPercentage: number;
+  };
   /** Every key supplied statically (file + overrides), as strings. */
   readonly props: ReadonlyMap<string, string>;
 }
@@ -126,6 +132,11 @@ export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerCon
     controlledShutdownEnable: toBoolean(get('controlled.shutdown.enable')!),
     controlledShutdownMaxRetries: num('controlled.shutdown.max.retries'),
     controlledShutdownRetryBackoffMs: num('controlled.shutdown.retry.backoff.ms'),
+    leaderRebalance: {
+      enable: toBoolean(get('auto.leader.rebalance.enable')!),
+      checkIntervalMs: num('leader.imbalance.check.interval.seconds') * 1000,
+      imbalancePerBrokerPercentage: num('leader.imbalance.per.broker.percentage'),
+    },
     props,
   };
 }

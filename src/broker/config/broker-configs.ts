@@ -1,14 +1,19 @@
 // Broker configs with Kafka's keys, types and defaults. Samsa's own deviations are the
 // embedded-friendly defaults noted inline (listen on 127.0.0.1:9092, data in ./data, node id 1,
-// a bounded request-memory budget). `dynamic` marks keys AlterConfigs may change at runtime,
-// as Kafka's DynamicBrokerConfig allows for the log defaults.
+// a bounded request-memory budget). `dynamic` comes from Kafka's classification
+// (dynamic-broker-keys.ts), never from this list, so DescribeConfigs' readOnly and what
+// AlterConfigs accepts cannot drift from Kafka's.
 
 import { atLeast, between, type ConfigDef, LONG_MAX, listOf, oneOf } from './config-def.js';
+import { dynamicMode } from './dynamic-broker-keys.js';
 import { DEFAULT_MESSAGE_FORMAT_VERSION, validateMetadataVersion } from './message-format-version.js';
 import { COMPRESSION_TYPES } from './topic-configs.js';
 
 export interface BrokerConfigDef extends ConfigDef {
+  /** Kafka lets AlterConfigs change it at runtime (per broker or cluster-wide). */
   readonly dynamic: boolean;
+  /** Listed by DescribeConfigs only once set (Kafka's dynamic-only quota keys). */
+  readonly describedWhenUnset?: boolean;
 }
 
 function def(
@@ -16,19 +21,20 @@ function def(
   type: ConfigDef['type'],
   dflt: string | null,
   doc: string,
-  opts: { validate?: ConfigDef['validate']; dynamic?: boolean } = {},
+  opts: { validate?: ConfigDef['validate'] } = {},
 ): BrokerConfigDef {
   return {
     name,
     type,
     default: dflt,
     doc,
-    dynamic: opts.dynamic ?? false,
+    dynamic: dynamicMode(name) !== null,
     ...(opts.validate ? { validate: opts.validate } : {}),
   };
 }
 
-const dyn = (validate?: ConfigDef['validate']) => ({ dynamic: true, ...(validate ? { validate } : {}) });
+/** Only a validator: whether a key is dynamic is Kafka's table's business. */
+const checked = (validate?: ConfigDef['validate']) => (validate ? { validate } : {});
 
 const DEFS: readonly BrokerConfigDef[] = [
   // Identity and networking.
@@ -110,70 +116,94 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('controlled.shutdown.retry.backoff.ms', 'long', '5000', 'Wait between ControlledShutdown attempts.', {
     validate: atLeast(0),
   }),
+  def('auto.leader.rebalance.enable', 'boolean', 'true', 'Move leaderships back to preferred replicas.'),
+  def('leader.imbalance.check.interval.seconds', 'long', '300', 'Seconds between leader imbalance checks.', {
+    validate: atLeast(1),
+  }),
+  def('leader.imbalance.per.broker.percentage', 'int', '10', 'Leader imbalance allowed per broker (%).', {
+    validate: atLeast(0),
+  }),
   // Log storage.
   def('log.dirs', 'string', null, 'Data directories (comma-separated).'),
   def('log.dir', 'string', './data', 'Data directory when log.dirs is unset (Samsa default ./data).'),
   def('num.partitions', 'int', '1', 'Default partitions for auto-created topics.', {
     validate: atLeast(1),
-    dynamic: false,
   }),
   def('default.replication.factor', 'int', '1', 'Default replication factor.', { validate: atLeast(1) }),
   def('auto.create.topics.enable', 'boolean', 'true', 'Create topics on Metadata/Produce for unknown names.'),
   def('delete.topic.enable', 'boolean', 'true', 'Allow DeleteTopics.'),
-  def('min.insync.replicas', 'int', '1', 'Min ISR size for acks=all.', dyn(atLeast(1))),
-  def('message.max.bytes', 'int', '1048588', 'Largest record batch.', dyn(atLeast(0))),
-  def('compression.type', 'string', 'producer', 'Topic compression default.', dyn(oneOf(COMPRESSION_TYPES))),
-  def('log.cleanup.policy', 'list', 'delete', 'Default cleanup policy.', dyn(listOf(['compact', 'delete']))),
+  def('min.insync.replicas', 'int', '1', 'Min ISR size for acks=all.', checked(atLeast(1))),
+  def('message.max.bytes', 'int', '1048588', 'Largest record batch.', checked(atLeast(0))),
+  def(
+    'compression.type',
+    'string',
+    'producer',
+    'Topic compression default.',
+    checked(oneOf(COMPRESSION_TYPES)),
+  ),
+  def(
+    'log.cleanup.policy',
+    'list',
+    'delete',
+    'Default cleanup policy.',
+    checked(listOf(['compact', 'delete'])),
+  ),
   def('log.cleaner.enable', 'boolean', 'true', 'Run the log cleaner.'),
-  def('log.cleaner.delete.retention.ms', 'long', '86400000', 'Tombstone retention.', dyn(atLeast(0))),
-  def('log.cleaner.min.cleanable.ratio', 'double', '0.5', 'Dirty ratio for compaction.', dyn(between(0, 1))),
-  def('log.cleaner.min.compaction.lag.ms', 'long', '0', 'Min compaction lag.', dyn(atLeast(0))),
-  def('log.cleaner.max.compaction.lag.ms', 'long', LONG_MAX, 'Max compaction lag.', dyn(atLeast(1))),
-  def('log.segment.bytes', 'int', '1073741824', 'Segment size.', dyn(atLeast(14))),
-  def('log.segment.delete.delay.ms', 'long', '60000', 'Delay before deleting files.', dyn(atLeast(0))),
-  def('log.index.interval.bytes', 'int', '4096', 'Bytes between index entries.', dyn(atLeast(0))),
-  def('log.index.size.max.bytes', 'int', '10485760', 'Offset index size.', dyn(atLeast(4))),
-  def('log.flush.interval.messages', 'long', LONG_MAX, 'Messages between fsyncs.', dyn(atLeast(1))),
+  def('log.cleaner.delete.retention.ms', 'long', '86400000', 'Tombstone retention.', checked(atLeast(0))),
+  def(
+    'log.cleaner.min.cleanable.ratio',
+    'double',
+    '0.5',
+    'Dirty ratio for compaction.',
+    checked(between(0, 1)),
+  ),
+  def('log.cleaner.min.compaction.lag.ms', 'long', '0', 'Min compaction lag.', checked(atLeast(0))),
+  def('log.cleaner.max.compaction.lag.ms', 'long', LONG_MAX, 'Max compaction lag.', checked(atLeast(1))),
+  def('log.segment.bytes', 'int', '1073741824', 'Segment size.', checked(atLeast(14))),
+  def('log.segment.delete.delay.ms', 'long', '60000', 'Delay before deleting files.', checked(atLeast(0))),
+  def('log.index.interval.bytes', 'int', '4096', 'Bytes between index entries.', checked(atLeast(0))),
+  def('log.index.size.max.bytes', 'int', '10485760', 'Offset index size.', checked(atLeast(4))),
+  def('log.flush.interval.messages', 'long', LONG_MAX, 'Messages between fsyncs.', checked(atLeast(1))),
   def(
     'log.flush.interval.ms',
     'long',
     null,
     'Time between fsyncs (unset: log.flush.scheduler.interval.ms).',
-    dyn(atLeast(0)),
+    checked(atLeast(0)),
   ),
   def('log.flush.scheduler.interval.ms', 'long', LONG_MAX, 'Flusher check interval.'),
   def('log.flush.offset.checkpoint.interval.ms', 'int', '60000', 'Recovery point checkpoint interval.', {
     validate: atLeast(0),
   }),
-  def('log.retention.bytes', 'long', '-1', 'Max partition size.', dyn()),
-  def('log.retention.ms', 'long', null, 'Retention time in ms.', dyn(atLeast(-1))),
+  def('log.retention.bytes', 'long', '-1', 'Max partition size.', checked()),
+  def('log.retention.ms', 'long', null, 'Retention time in ms.', checked(atLeast(-1))),
   def('log.retention.minutes', 'int', null, 'Retention time in minutes.'),
   def('log.retention.hours', 'int', '168', 'Retention time in hours.'),
   def('log.retention.check.interval.ms', 'long', '300000', 'Retention check period.', {
     validate: atLeast(1),
   }),
-  def('log.roll.ms', 'long', null, 'Segment roll time in ms.', dyn(atLeast(1))),
+  def('log.roll.ms', 'long', null, 'Segment roll time in ms.', checked(atLeast(1))),
   def('log.roll.hours', 'int', '168', 'Segment roll time in hours.', { validate: atLeast(1) }),
-  def('log.roll.jitter.ms', 'long', null, 'Segment roll jitter in ms.', dyn()),
+  def('log.roll.jitter.ms', 'long', null, 'Segment roll jitter in ms.', checked()),
   def('log.roll.jitter.hours', 'int', '0', 'Segment roll jitter in hours.', { validate: atLeast(0) }),
-  def('log.preallocate', 'boolean', 'false', 'Preallocate segments.', dyn()),
+  def('log.preallocate', 'boolean', 'false', 'Preallocate segments.', checked()),
   def(
     'log.message.timestamp.type',
     'string',
     'CreateTime',
     'Timestamp type.',
-    dyn(oneOf(['CreateTime', 'LogAppendTime'])),
+    checked(oneOf(['CreateTime', 'LogAppendTime'])),
   ),
   def(
     'log.message.timestamp.difference.max.ms',
     'long',
     LONG_MAX,
     'Deprecated timestamp difference.',
-    dyn(atLeast(0)),
+    checked(atLeast(0)),
   ),
-  def('log.message.timestamp.before.max.ms', 'long', LONG_MAX, 'Max timestamp age.', dyn(atLeast(0))),
-  def('log.message.timestamp.after.max.ms', 'long', LONG_MAX, 'Max timestamp lead.', dyn(atLeast(0))),
-  def('log.message.downconversion.enable', 'boolean', 'true', 'Down-conversion.', dyn()),
+  def('log.message.timestamp.before.max.ms', 'long', LONG_MAX, 'Max timestamp age.', checked(atLeast(0))),
+  def('log.message.timestamp.after.max.ms', 'long', LONG_MAX, 'Max timestamp lead.', checked(atLeast(0))),
+  def('log.message.downconversion.enable', 'boolean', 'true', 'Down-conversion.', checked()),
   def(
     'log.message.format.version',
     'string',
@@ -181,9 +211,9 @@ const DEFS: readonly BrokerConfigDef[] = [
     'Deprecated, ignored (inter.broker.protocol.version is 3.0 or higher): batches are always v2.',
     { validate: validateMetadataVersion },
   ),
-  def('log.local.retention.bytes', 'long', '-2', 'Local retention bytes.', dyn(atLeast(-2))),
-  def('log.local.retention.ms', 'long', '-2', 'Local retention ms.', dyn(atLeast(-2))),
-  def('unclean.leader.election.enable', 'boolean', 'false', 'Unclean election.', dyn()),
+  def('log.local.retention.bytes', 'long', '-2', 'Local retention bytes.', checked(atLeast(-2))),
+  def('log.local.retention.ms', 'long', '-2', 'Local retention ms.', checked(atLeast(-2))),
+  def('unclean.leader.election.enable', 'boolean', 'false', 'Unclean election.', checked()),
   def('num.recovery.threads.per.data.dir', 'int', '1', 'Recovery threads.', { validate: atLeast(1) }),
   // Coordinators (used by the group and transaction issues).
   def('offsets.topic.num.partitions', 'int', '50', '__consumer_offsets partitions.', {
@@ -215,5 +245,7 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('group.min.session.timeout.ms', 'int', '6000', 'Min session timeout.'),
   def('group.max.session.timeout.ms', 'int', '1800000', 'Max session timeout.'),
 ];
+
+export { def as brokerConfigDef };
 
 export const BROKER_CONFIGS: ReadonlyMap<string, BrokerConfigDef> = new Map(DEFS.map((d) => [d.name, d]));

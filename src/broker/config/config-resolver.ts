@@ -3,8 +3,9 @@
 // dynamic cluster default → static broker value (server.properties / flags) → Kafka default.
 // For broker configs the same chain without the topic level.
 
-import { BROKER_CONFIGS } from './broker-configs.js';
 import { ConfigSource, type ConfigType } from './config-def.js';
+import { dynamicMode } from './dynamic-broker-keys.js';
+import { DESCRIBED_BROKER_CONFIGS as BROKER_CONFIGS } from './inert-broker-configs.js';
 import { TOPIC_CONFIGS, type TopicConfigDef } from './topic-configs.js';
 
 export interface ConfigSynonymEntry {
@@ -98,11 +99,26 @@ export class ConfigResolver {
   }
 
   describeBroker(names: readonly string[] | null): ConfigEntry[] {
-    const keys = names ?? [...new Set([...BROKER_CONFIGS.keys(), ...this.staticProps.keys()])].sort();
+    const d = this.dynamic();
+    const set = (n: string) =>
+      this.staticProps.has(n) || d.broker[n] !== undefined || d.cluster[n] !== undefined;
+    const listed = [...BROKER_CONFIGS.values()]
+      .filter((c) => c.describedWhenUnset !== false)
+      .map((c) => c.name);
+    const keys =
+      names ??
+      [
+        ...new Set([
+          ...listed,
+          ...this.staticProps.keys(),
+          ...Object.keys(d.cluster),
+          ...Object.keys(d.broker),
+        ]),
+      ].sort();
     const out: ConfigEntry[] = [];
     for (const name of keys) {
       const def = BROKER_CONFIGS.get(name);
-      if (!def && !this.staticProps.has(name)) continue;
+      if (!def && !set(name)) continue;
       const sensitive = def?.type === 'password';
       const synonyms = this.configSynonyms(name, brokerSynonyms(name)).map((s) =>
         sensitive ? { ...s, value: null } : s,
@@ -112,7 +128,8 @@ export class ConfigResolver {
         value: sensitive ? null : this.brokerValue(name),
         source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
         type: def?.type ?? 'string',
-        readOnly: !(def?.dynamic ?? false),
+        // Kafka: readOnly unless DynamicBrokerConfig lists the key (custom keys are read-only too).
+        readOnly: dynamicMode(name) === null,
         isSensitive: sensitive,
         documentation: def?.doc ?? '',
         synonyms,

@@ -223,6 +223,21 @@ export class TopicCommands {
       throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, `New partitions of ${name} were not ready in time.`);
   }
 
+  /**
+   * Waits until this broker's metadata shows each partition led by the broker the controller
+   * elected (Kafka's DelayedElectLeader); resolves the partitions still waiting at the timeout.
+   */
+  async awaitLeaders(
+    expected: readonly { topic: string; partition: number; leader: number }[],
+    timeoutMs: number,
+  ): Promise<{ topic: string; partition: number }[]> {
+    const { view } = this.deps;
+    const waiting = () =>
+      expected.filter((e) => view.topic(e.topic)?.partitions[e.partition]?.leader !== e.leader);
+    await view.waitFor(() => waiting().length === 0, timeoutMs);
+    return waiting().map(({ topic, partition }) => ({ topic, partition }));
+  }
+
   /** Replaces a topic's overrides (AlterConfigs semantics). Throws KafkaError. */
   async setTopicConfigs(
     name: string,

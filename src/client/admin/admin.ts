@@ -28,6 +28,14 @@ import {
   resetConsumerGroupOffsets,
 } from './groups.js';
 import {
+  alterPartitionReassignments,
+  type ElectionResult,
+  electLeaders,
+  listPartitionReassignments,
+  type OngoingReassignment,
+  type PartitionReassignment,
+} from './leadership.js';
+import {
   type DeleteRecordsTarget,
   deleteRecords,
   type ListedOffset,
@@ -91,6 +99,26 @@ export class Admin {
     o?: TimeoutOptions & { validateOnly?: boolean },
   ): Promise<void> {
     return createPartitions(this.#ctx, list, o);
+  }
+
+  // leadership
+  /** Preferred or unclean leader election (null = every partition); one result per partition. */
+  electLeaders(
+    type: 'preferred' | 'unclean',
+    partitions: readonly TopicPartition[] | null,
+    o?: TimeoutOptions,
+  ): Promise<ElectionResult[]> {
+    return electLeaders(this.#ctx, type, partitions, o);
+  }
+  /** Starts moving partitions to new replicas (null replicas: cancel); resolves once started. */
+  alterPartitionReassignments(list: readonly PartitionReassignment[], o?: TimeoutOptions): Promise<void> {
+    return alterPartitionReassignments(this.#ctx, list, o);
+  }
+  listPartitionReassignments(
+    partitions?: readonly TopicPartition[] | null,
+    o?: TimeoutOptions,
+  ): Promise<OngoingReassignment[]> {
+    return listPartitionReassignments(this.#ctx, partitions ?? null, o);
   }
 
   // configs

@@ -42,18 +42,23 @@ const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 /** BigInts of small offset deltas, so a record's offset costs one bigint addition. */
 const DELTAS: bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
 
-/** End of the complete batches in `records` and the offset right after the last one. */
-export function scanBatches(records: Buffer): { end: number; nextOffset: bigint | null } {
+/**
+ * End of the complete batches in `records`, the offset right after the last one, and the last
+ * one's leader epoch (−1 for legacy entries, which carry none).
+ */
+export function scanBatches(records: Buffer): { end: number; nextOffset: bigint | null; lastEpoch: number } {
   let end = 0;
   let nextOffset: bigint | null = null;
+  let lastEpoch = -1;
   for (const b of iterateBatches(records)) {
     end = b.position + b.size;
     // v2: BaseOffset + LastOffsetDelta; legacy: the entry's offset is its (last) message's offset.
     const base = records.readBigInt64BE(b.position);
-    nextOffset =
-      b.magic === CURRENT_MAGIC ? base + BigInt(records.readInt32BE(b.position + 23)) + 1n : base + 1n;
+    const v2 = b.magic === CURRENT_MAGIC;
+    nextOffset = v2 ? base + BigInt(records.readInt32BE(b.position + 23)) + 1n : base + 1n;
+    lastEpoch = v2 ? records.readInt32BE(b.position + 12) : -1;
   }
-  return { end, nextOffset };
+  return { end, nextOffset, lastEpoch };
 }
 
 export class CompletedFetch {
@@ -64,6 +69,11 @@ export class CompletedFetch {
   nextFetchOffset: bigint;
   /** Raw bytes not yet consumed (for the buffer budget). */
   bytesLeft: number;
+  /**
+   * Leader epoch of the last batch opened or passed (control and aborted batches included), −1
+   * before the first: the epoch of the position once nextFetchOffset is reached.
+   */
+  lastEpoch = -1;
   #records: Buffer;
   #pos = 0;
   readonly #end: number;
@@ -227,6 +237,7 @@ export class CompletedFetch {
       const h = readBatchHeader(buf, pos);
       const last = h.baseOffset + BigInt(h.lastOffsetDelta);
       if (last < this.nextFetchOffset) continue;
+      if (h.partitionLeaderEpoch >= 0) this.lastEpoch = h.partitionLeaderEpoch;
       if (this.#readCommitted && h.producerId >= 0n) {
         this.#consumeAbortedUpTo(last);
         if (isControl(h.attributes)) {

@@ -39,6 +39,44 @@ export class OffsetOutOfRangeError extends KafkaResponseError {
   }
 }
 
+/** Where a partition's log stopped agreeing with what the consumer read (KIP-320). */
+export interface LogTruncation {
+  topic: string;
+  partition: number;
+  /** The consumer's position when the truncation was found. */
+  offset: bigint;
+  /** Leader epoch of that position. */
+  offsetEpoch: number;
+  /** First offset the leader does not share with what was read; null if the leader knows none. */
+  divergentOffset: bigint | null;
+  /** Leader epoch of the divergent offset, −1 if unknown. */
+  divergentEpoch: number;
+}
+
+/**
+ * auto.offset.reset=none and the leader's log no longer holds records the consumer already
+ * returned (an unclean leader change truncated them). The partition stays stopped until the
+ * application seeks (e.g. to `divergentOffset`). Like Java's LogTruncationException, a kind of
+ * OffsetOutOfRangeError.
+ */
+export class LogTruncationError extends OffsetOutOfRangeError {
+  override name = 'LogTruncationError';
+  readonly truncations: LogTruncation[];
+  constructor(truncations: LogTruncation[]) {
+    super(truncations.map((t) => ({ topic: t.topic, partition: t.partition, offset: t.offset })));
+    this.truncations = truncations;
+    this.message = `log truncation detected with auto.offset.reset=none: ${truncations.map(describeTruncation).join('; ')}`;
+  }
+}
+
+function describeTruncation(t: LogTruncation): string {
+  const divergent =
+    t.divergentOffset === null
+      ? 'divergent offset unknown'
+      : `divergent offset ${t.divergentOffset} (epoch ${t.divergentEpoch})`;
+  return `${t.topic}-${t.partition} at offset ${t.offset} (epoch ${t.offsetEpoch}), ${divergent}`;
+}
+
 /**
  * A commit failed because the group moved on (this member was removed or a rebalance completed
  * without it): the partitions may already belong to someone else, so it must not be retried.

@@ -24,6 +24,7 @@ import { membershipHost, SubscriptionMetadataWatch } from './membership-host.js'
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offset-lookup.js';
 import { OffsetQueries } from './offset-queries.js';
 import { GroupOffsets } from './offsets.js';
+import { PositionValidator } from './position-validation.js';
 import { SubscriptionState } from './subscription-state.js';
 import type {
   ConsumerRecord,
@@ -52,6 +53,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   readonly #rpc: GroupRpc | null;
   readonly #offsets: GroupOffsets | null;
   readonly #positions: FetchPositions;
+  readonly #validator: PositionValidator;
   readonly #autoCommit: AutoCommit;
   readonly #queries: OffsetQueries;
   readonly #metadataWatch: SubscriptionMetadataWatch;
@@ -74,6 +76,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#rpc = o.groupId === null ? null : new GroupRpc(o.groupId, new Coordinators(this.#pool), o);
     this.#offsets = this.#rpc === null ? null : new GroupOffsets(this.#rpc, o, () => this.#membership);
     this.#positions = new FetchPositions(this.#pool, this.#metadata, this.#subs, o, this.#offsets, () => {
+      this.#fetcher.maybeFetch();
+      this.#waker.signal();
+    });
+    this.#validator = new PositionValidator(this.#pool, this.#metadata, this.#subs, o, () => {
       this.#fetcher.maybeFetch();
       this.#waker.signal();
     });
@@ -175,6 +181,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
         }
         this.#autoCommit.maybeCommit();
         this.#positions.update();
+        this.#validator.update();
+        // A truncation found by validation is raised before any record, as Java does.
+        this.#validator.takeError();
         this.#fetcher.maybeFetch();
         const records = await this.#fetcher.collect(this.options.maxPollRecords, this.#kd, this.#vd);
         if (records.length > 0) return records;
@@ -274,6 +283,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       this.#waker.check();
       this.#positions.update();
       this.#positions.takeError();
+      this.#validator.update();
+      this.#validator.takeError();
       const left = deadline - Date.now();
       if (left <= 0)
         throw new RequestTimeoutError(`no position for ${tp.topic}-${tp.partition} within the timeout`);

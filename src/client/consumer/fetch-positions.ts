@@ -4,6 +4,8 @@
 // results are applied only if the partition was not seeked meanwhile (its epoch is unchanged).
 // auto.offset.reset=none with no committed offset is reported from poll() as
 // NoOffsetForPartitionError, again on every poll until the application seeks.
+// Both kinds of position carry the leader epoch they were recorded under and are validated
+// against the current leader before fetching (KIP-320, `position-validation.ts`), as in Java.
 import type { BrokerPool } from '../broker-pool.js';
 import { KafkaClientError } from '../errors.js';
 import type { Metadata } from '../metadata.js';
@@ -87,7 +89,8 @@ export class FetchPositions {
       committed.forEach((s, i) => {
         if (s.epoch !== epochs[i] || !s.needsCommitted || this.#subs.getByKey(s.key) !== s) return;
         const c = found.get(s.key);
-        if (c) s.seek(c.offset, c.leaderEpoch);
+        if (c)
+          s.seekUnvalidated(c.offset, c.leaderEpoch, this.#metadata.leaderAndEpoch(s.topic, s.partition));
         else {
           s.requestReset(this.#opts.autoOffsetReset);
           if (s.reset !== 'none') resets.push(s);
@@ -112,7 +115,7 @@ export class FetchPositions {
     todo.forEach((s, i) => {
       if (s.epoch !== epochs[i] || s.reset !== strategies[i] || this.#subs.getByKey(s.key) !== s) return;
       const r = res.get(s.key);
-      if (r) s.seek(r.offset, r.leaderEpoch);
+      if (r) s.seekUnvalidated(r.offset, r.leaderEpoch, this.#metadata.leaderAndEpoch(s.topic, s.partition));
     });
   }
 }

@@ -8,6 +8,15 @@
 // A partition is fetched again only while less than max.partition.fetch.bytes of its data waits,
 // and from its fetch offset (ahead of the application's position), so buffered data is never
 // fetched twice.
+//
+// Leader epochs (KIP-320): each partition is fetched from the leader its position was checked
+// against, with that leader's epoch as CurrentLeaderEpoch; a partition whose leader changed waits
+// for `position-validation.ts` first. FENCED_LEADER_EPOCH (our metadata is older than the broker)
+// refreshes metadata; UNKNOWN_LEADER_EPOCH (the broker is behind) only backs off. LastFetchedEpoch
+// (v12+) carries the epoch of the last fetched batch; a DivergingEpoch answer means the leader's
+// log stops agreeing with what was fetched: below the position (records already returned) it is
+// a truncation, handled as a validation answer; above it only buffered data is wrong, and the
+// partition is fetched again from its position.
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   type FetchRequestFetchTopic,
@@ -20,7 +29,8 @@ import { KafkaResponseError, RecordTooLargeError } from '../errors.js';
 import type { Metadata } from '../metadata.js';
 import { CompletedFetch, scanBatches } from './completed-fetch.js';
 import type { Deserializer, ResolvedConsumerOptions } from './consumer-config.js';
-import { OffsetOutOfRangeError } from './consumer-errors.js';
+import { LogTruncationError, OffsetOutOfRangeError } from './consumer-errors.js';
+import { completeValidation } from './position-validation.js';
 import type { PartitionState, SubscriptionState } from './subscription-state.js';
 import { type ConsumerRecord, tpKey } from './types.js';
 
@@ -31,7 +41,6 @@ const LEADER_ERRORS = new Set<number>([
   ErrorCode.LEADER_NOT_AVAILABLE,
   ErrorCode.REPLICA_NOT_AVAILABLE,
   ErrorCode.FENCED_LEADER_EPOCH,
-  ErrorCode.UNKNOWN_LEADER_EPOCH,
   ErrorCode.KAFKA_STORAGE_ERROR,
   ErrorCode.OFFSET_NOT_AVAILABLE,
   ErrorCode.UNKNOWN_TOPIC_ID,
@@ -43,6 +52,8 @@ interface Sent {
   state: PartitionState;
   epoch: number;
   offset: bigint;
+  /** The LastFetchedEpoch sent. */
+  fetchEpoch: number;
 }
 
 export class Fetcher {
@@ -106,13 +117,19 @@ export class Fetcher {
         nextBackoff = Math.min(nextBackoff, s.backoffUntil);
         continue;
       }
-      const leader = this.#metadata.leaderFor(s.topic, s.partition);
-      if (leader === undefined) {
+      const current = this.#metadata.leaderAndEpoch(s.topic, s.partition);
+      if (current === undefined) {
         this.#metadata.requestUpdate();
         s.backoffUntil = now + this.#opts.retryBackoffMs;
         nextBackoff = Math.min(nextBackoff, s.backoffUntil);
         continue;
       }
+      // A new leader: the position is checked first (poll() runs the validation).
+      if (s.updateLeader(current)) {
+        this.#notify();
+        continue;
+      }
+      const leader = current.id;
       if (this.#inFlight.has(leader)) continue;
       let list = byNode.get(leader);
       if (list === undefined) {
@@ -171,15 +188,15 @@ export class Fetcher {
       }
       t.partitions.push({
         partition: s.partition,
-        currentLeaderEpoch: this.#metadata.topic(s.topic)?.partitions[s.partition]?.leaderEpoch ?? -1,
+        currentLeaderEpoch: s.leader?.epoch ?? -1,
         fetchOffset: s.fetchOffset,
-        lastFetchedEpoch: -1,
+        lastFetchedEpoch: s.fetchEpoch,
         logStartOffset: -1n,
         partitionMaxBytes: partMax,
         replicaDirectoryId: ZERO_UUID,
       });
       s.inFlight = true;
-      sent.set(s.key, { state: s, epoch: s.epoch, offset: s.fetchOffset });
+      sent.set(s.key, { state: s, epoch: s.epoch, offset: s.fetchOffset, fetchEpoch: s.fetchEpoch });
     }
     const idToName = new Map([...topics.values()].map((t) => [t.topicId, t.topic]));
     this.#inFlight.add(node);
@@ -249,7 +266,9 @@ export class Fetcher {
         if (x === undefined || x.epoch !== x.state.epoch || this.#subs.getByKey(x.state.key) !== x.state)
           continue;
         const s = x.state;
-        if (p.errorCode === 0) {
+        if (p.errorCode === 0 && p.divergingEpoch.epoch >= 0 && p.divergingEpoch.endOffset >= 0n) {
+          this.#diverged(s, x, p.divergingEpoch.epoch, p.divergingEpoch.endOffset);
+        } else if (p.errorCode === 0) {
           if (p.highWatermark >= 0n) s.highWatermark = p.highWatermark;
           if (p.lastStableOffset >= 0n) s.lastStableOffset = p.lastStableOffset;
           if (p.logStartOffset >= 0n) s.logStartOffset = p.logStartOffset;
@@ -279,9 +298,15 @@ export class Fetcher {
           this.#queue.push(cf);
           this.#buffered += scan.end;
           s.bufferedBytes += scan.end;
-          if (scan.nextOffset > s.fetchOffset) s.fetchOffset = scan.nextOffset;
+          if (scan.nextOffset > s.fetchOffset) {
+            s.fetchOffset = scan.nextOffset;
+            s.fetchEpoch = scan.lastEpoch;
+          }
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
           this.#outOfRange(s, x.offset);
+        } else if (p.errorCode === ErrorCode.UNKNOWN_LEADER_EPOCH) {
+          // The broker has not learned the epoch our metadata has: ask it again later.
+          s.backoffUntil = Date.now() + this.#opts.retryBackoffMs;
         } else if (LEADER_ERRORS.has(p.errorCode)) {
           this.#metadata.requestUpdate();
           s.backoffUntil = Date.now() + this.#opts.retryBackoffMs;
@@ -291,6 +316,36 @@ export class Fetcher {
         }
       }
     }
+  }
+
+  /**
+   * The leader's log ends epoch `epoch` at `endOffset`, before what we fetched. Below the
+   * position (records already returned) it is a log truncation (the validation rule); otherwise
+   * only data not yet returned is wrong: fetch again from the position, naming an epoch the
+   * leader has.
+   */
+  #diverged(s: PartitionState, x: Sent, epoch: number, endOffset: bigint): void {
+    if (s.position === null) return;
+    this.#opts.logger('info', 'fetch found a diverging epoch', {
+      topic: s.topic,
+      partition: s.partition,
+      fetchOffset: String(x.offset),
+      lastFetchedEpoch: x.fetchEpoch,
+      divergingEpoch: epoch,
+      endOffset: String(endOffset),
+    });
+    if (endOffset >= s.position) {
+      s.refetchFromPosition(Math.min(epoch, s.positionLeaderEpoch));
+      return;
+    }
+    s.awaitingValidation = true;
+    const found = completeValidation(s, { leaderEpoch: epoch, endOffset }, this.#opts.autoOffsetReset);
+    if (found === null) return;
+    // Stays awaiting validation (not fetched) until the application seeks; the validator asks
+    // the leader again after request.timeout.ms and reports it again if nothing changed.
+    s.validationRetryAt = Date.now() + this.#opts.requestTimeoutMs;
+    s.refetchFromPosition(s.positionLeaderEpoch);
+    this.#errors.push(new LogTruncationError([found]));
   }
 
   #outOfRange(s: PartitionState, offset: bigint): void {
@@ -353,7 +408,9 @@ export class Fetcher {
       }
       if (s.position === null || cf.nextFetchOffset > s.position) {
         s.position = cf.nextFetchOffset;
-        if (out.length > mark) s.positionLeaderEpoch = out[out.length - 1]!.leaderEpoch;
+        // The epoch of the last batch passed, control batches included: a marker written by a
+        // newer leader moves the position into that leader's epoch.
+        if (cf.lastEpoch >= 0) s.positionLeaderEpoch = cf.lastEpoch;
       }
       if (cf.done) this.#queue.splice(i, 1);
       else i++;

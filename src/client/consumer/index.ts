@@ -24,6 +24,8 @@ export {
 } from './consumer-config.js';
 export {
   CommitFailedError,
+  type LogTruncation,
+  LogTruncationError,
   NoOffsetForPartitionError,
   OffsetOutOfRangeError,
   RebalanceListenerError,

@@ -58,7 +58,7 @@ export async function listOffsets(
     await Promise.all(
       [...byLeader].map(async ([leader, list]) => {
         try {
-          const res = await askLeader(pool, leader, list, isolationLevel);
+          const res = await askLeader(pool, metadata, leader, list, isolationLevel);
           for (const q of list) {
             const r = res.get(tpKey(q.topic, q.partition));
             if (r === undefined || r.errorCode !== 0) {
@@ -107,6 +107,7 @@ interface PartitionAnswer {
 
 async function askLeader(
   pool: BrokerPool,
+  metadata: Metadata,
   leader: number,
   list: OffsetQuery[],
   isolationLevel: number,
@@ -134,7 +135,8 @@ async function askLeader(
     }
     t.partitions.push({
       partitionIndex: q.partition,
-      currentLeaderEpoch: -1,
+      // Fences a leader our metadata knows is gone (FENCED/UNKNOWN_LEADER_EPOCH are retried).
+      currentLeaderEpoch: metadata.leaderAndEpoch(q.topic, q.partition)?.epoch ?? -1,
       timestamp: q.timestamp,
       maxNumOffsets: 1,
     });

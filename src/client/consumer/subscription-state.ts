@@ -6,10 +6,24 @@
 // Every seek or reset bumps the partition's `epoch`; fetched data and in-flight fetches remember
 // the epoch they were made for and are dropped when it no longer matches, so a seek can never be
 // undone by a late response.
+//
+// Position validation (KIP-320, as Java's SubscriptionState): a position remembers the leader
+// (broker and leader epoch) it was last checked against. When metadata names another leader, a
+// position that carries the leader epoch of its last record waits in "awaiting validation" —
+// not fetched — until OffsetsForLeaderEpoch on the new leader says the log still holds it
+// (`position-validation.ts`); buffered data from the old leader is dropped. Positions from
+// committed offsets and from resets are validated the same way; a seek by the application
+// carries no epoch and is not.
 import { IllegalStateError } from '../errors.js';
 import { type TopicPartition, tpKey } from './types.js';
 
 export type ResetStrategy = 'earliest' | 'latest' | 'none';
+
+/** A partition leader as metadata names it: broker id and leader epoch (−1 if unknown). */
+export interface LeaderAndEpoch {
+  id: number;
+  epoch: number;
+}
 
 export class PartitionState {
   readonly topic: string;
@@ -21,6 +35,14 @@ export class PartitionState {
   positionLeaderEpoch = -1;
   /** Next offset to fetch (≥ position when data is buffered). */
   fetchOffset = 0n;
+  /** Leader epoch of the batch just below fetchOffset (Fetch's LastFetchedEpoch), −1 if unknown. */
+  fetchEpoch = -1;
+  /** The leader the position was last checked against; null until metadata named one. */
+  leader: LeaderAndEpoch | null = null;
+  /** The position must be checked against the leader's log before fetching resumes. */
+  awaitingValidation = false;
+  /** Earliest time of the next OffsetsForLeaderEpoch for this partition. */
+  validationRetryAt = 0;
   /** Bumped on every seek/reset: older fetched data is stale. */
   epoch = 0;
   paused = false;
@@ -45,21 +67,71 @@ export class PartitionState {
   }
 
   get hasValidPosition(): boolean {
-    return this.position !== null && this.reset === null && !this.needsCommitted;
+    return this.position !== null && this.reset === null && !this.needsCommitted && !this.awaitingValidation;
   }
 
+  /**
+   * A position that needs no check (Java's seekValidated): the application's seek (no epoch),
+   * or the divergence point found by a validation. The leader it was checked against is kept.
+   */
   seek(offset: bigint, leaderEpoch = -1): void {
     this.position = offset;
     this.fetchOffset = offset;
     this.positionLeaderEpoch = leaderEpoch;
+    this.fetchEpoch = leaderEpoch;
     this.reset = null;
     this.needsCommitted = false;
+    this.awaitingValidation = false;
+    this.validationRetryAt = 0;
     this.epoch++;
+  }
+
+  /**
+   * A position from elsewhere (a committed offset, a reset) with the leader epoch it was
+   * recorded under: checked against the current leader before fetching, if both epochs are known.
+   */
+  seekUnvalidated(offset: bigint, leaderEpoch: number, leader: LeaderAndEpoch | undefined): void {
+    this.seek(offset, leaderEpoch);
+    this.leader = leader ?? null;
+    this.awaitingValidation = leaderEpoch >= 0 && leader !== undefined && leader.epoch >= 0;
   }
 
   requestReset(strategy: ResetStrategy): void {
     this.reset = strategy;
     this.needsCommitted = false;
+    this.awaitingValidation = false;
+    this.epoch++;
+  }
+
+  /**
+   * Compares the position's leader with the one metadata names now (Java's
+   * maybeValidatePositionForCurrentLeader). A new leader puts a position that carries an epoch
+   * into validation; data buffered or in flight from the old leader is dropped and fetching
+   * restarts at the position. Returns true if validation starts now.
+   */
+  updateLeader(current: LeaderAndEpoch | undefined): boolean {
+    if (current === undefined || this.position === null || this.reset !== null || this.needsCommitted)
+      return false;
+    const known = this.leader;
+    if (known !== null && known.id === current.id && known.epoch === current.epoch) return false;
+    this.leader = { id: current.id, epoch: current.epoch };
+    if (this.positionLeaderEpoch < 0 || current.epoch < 0) {
+      this.awaitingValidation = false;
+      return false;
+    }
+    this.fetchOffset = this.position;
+    this.fetchEpoch = this.positionLeaderEpoch;
+    this.epoch++;
+    this.awaitingValidation = true;
+    this.validationRetryAt = 0;
+    return true;
+  }
+
+  /** Drops buffered and in-flight data and fetches again from the position. */
+  refetchFromPosition(fetchEpoch: number): void {
+    if (this.position === null) return;
+    this.fetchOffset = this.position;
+    this.fetchEpoch = fetchEpoch;
     this.epoch++;
   }
 

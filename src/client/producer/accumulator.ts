@@ -122,6 +122,22 @@ export class PartitionQueue {
   retrying = false;
   /** Resent batches in flight: while one is, nothing else of this partition is sent. */
   resendInFlight = 0;
+  /** The broker the in-flight batches went to: a new leader gets nothing until they return. */
+  inFlightNode = -1;
+  /**
+   * Producer id and epoch that nextSequence/lastAckedSequence count under. After an epoch bump a
+   * partition keeps them while batches sequenced under them are waiting or in flight (they may
+   * already be in the log: a resend must keep its sequence), and moves to the new epoch at
+   * sequence 0 after the last of them.
+   */
+  sequenceProducerId = -1n;
+  sequenceEpoch = -1;
+  /**
+   * The broker's sequence state for us here is broken (OUT_OF_ORDER_SEQUENCE_NUMBER on the next
+   * batch, UNKNOWN_PRODUCER_ID, a gap left by a batch given up): the next epoch bump renumbers
+   * this partition's waiting batches, none of which can be in the log.
+   */
+  needsNewSequences = false;
 
   constructor(topic: string, partition: number) {
     this.topic = topic;

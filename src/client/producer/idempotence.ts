@@ -5,7 +5,8 @@
 // the original offset). After an unrecoverable sequence error (OUT_OF_ORDER_SEQUENCE_NUMBER on
 // the first unacknowledged batch, UNKNOWN_PRODUCER_ID, a sequence gap left by an expired batch)
 // the epoch is bumped (KIP-360: InitProducerId v3+ with the current id/epoch; older brokers hand
-// out a new id) and every partition restarts at sequence 0.
+// out a new id); that partition restarts at sequence 0, the others once the batches they already
+// numbered under the old epoch are done (`sender.ts`).
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   InitProducerIdRequest,

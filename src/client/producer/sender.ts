@@ -8,7 +8,15 @@
 // Ordering under retries: a batch that must be retried goes back to the front of its partition
 // queue (in sequence order) and the partition stops draining until all of its in-flight batches
 // have returned; then the retried batches are resent in their original order with their
-// original sequences, so the broker deduplicates anything it already appended.
+// original sequences, so the broker deduplicates anything it already appended. A partition's
+// batches go to one broker at a time: after a leader change nothing is sent to the new leader
+// until what went to the old one has returned (and is requeued in order, if it failed there).
+//
+// Epoch bumps (KIP-360, idempotent producers): only the partitions whose sequences the broker
+// rejected (`needsNewSequences`) are renumbered; every other partition finishes its batches
+// that already carry a sequence under the old epoch (a resend after a leader change may be in
+// the new leader's log already, and only the same producer id, epoch and sequence let the
+// broker recognise it), then continues under the new epoch from sequence 0.
 import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode, isRetriable } from '../../protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/generated/produce.js';
@@ -224,10 +232,11 @@ export class Sender {
     id.init(bump).then(
       () => {
         this.#identityBusy = false;
-        // New epoch: every partition restarts at sequence 0; queued batches get new sequences.
+        // Nothing is in flight during a bump. Partitions with broken sequences start over under
+        // the new epoch; the others switch lazily (#collect), after their sequenced batches.
         for (const q of this.#acc.queues()) {
-          q.nextSequence = 0;
-          q.lastAckedSequence = -1;
+          if (!q.needsNewSequences) continue;
+          q.needsNewSequences = false;
           q.retrying = false;
           for (const b of q.batches) b.baseSequence = -1;
         }
@@ -263,6 +272,9 @@ export class Sender {
     // could push it out of the broker's 5-batch deduplication window.
     if (q.resendInFlight > 0) return false;
     if (this.#o.idempotent && q.inFlight >= 5) return false;
+    // A batch for the new epoch waits until the old epoch's batches of this partition returned:
+    // sequence 0 of a new epoch must not overtake them.
+    if (first.baseSequence < 0 && q.inFlight > 0 && !this.#sequencesCurrent(q)) return false;
     if (first.retryAt > now) return false;
     if (this.#txn !== null && !this.#txn.canSend(q.topic, q.partition)) return false;
     return (
@@ -272,6 +284,11 @@ export class Sender {
       this.flushing > 0 ||
       now - first.createdAt >= this.#o.lingerMs
     );
+  }
+
+  #sequencesCurrent(q: PartitionQueue): boolean {
+    const id = this.#identity;
+    return id === null || (q.sequenceProducerId === id.producerId && q.sequenceEpoch === id.epoch);
   }
 
   #wakeTime(q: PartitionQueue, now: number): number {
@@ -289,6 +306,8 @@ export class Sender {
     const start = (this.#drainIndex.get(node) ?? 0) % queues.length;
     for (let i = 0; i < queues.length; i++) {
       const q = queues[(start + i) % queues.length]!;
+      // Leader changed while batches were out: they return (and are requeued in order) first.
+      if (q.inFlight > 0 && q.inFlightNode !== node) continue;
       if (!this.#sendable(q, now)) continue;
       const b = q.batches[0]!;
       if (out.length > 0 && size + b.sizeInBytes > this.#o.maxRequestSize) {
@@ -297,10 +316,17 @@ export class Sender {
       }
       q.batches.shift();
       q.inFlight++;
+      q.inFlightNode = node;
       b.inFlight = true;
       b.attempts++;
       if (b.attempts > 1) q.resendInFlight++;
       if (this.#identity !== null && b.baseSequence < 0) {
+        if (!this.#sequencesCurrent(q)) {
+          q.sequenceProducerId = this.#identity.producerId;
+          q.sequenceEpoch = this.#identity.epoch;
+          q.nextSequence = 0;
+          q.lastAckedSequence = -1;
+        }
         b.baseSequence = q.nextSequence;
         b.producerId = this.#identity.producerId;
         b.producerEpoch = this.#identity.epoch;
@@ -420,20 +446,19 @@ export class Sender {
     const err = new KafkaResponseError(code, `produce to ${b.topic}-${b.partition}`, message);
     const id = this.#identity;
     if (id !== null && SEQUENCE_ERRORS.has(code)) {
-      if (b.producerEpoch !== id.epoch || b.producerId !== id.producerId) {
-        this.#requeue(q, b);
-        return;
-      }
       if (this.#o.transactionalId !== null) {
-        this.#fail(q, b, err);
+        if (b.producerEpoch !== id.epoch || b.producerId !== id.producerId) this.#requeue(q, b);
+        else this.#fail(q, b, err);
         return;
       }
-      // The first unacknowledged batch was rejected: the broker's state for us is gone or
-      // inconsistent; later batches are just collateral and are retried after the bump.
+      // The next batch to be acknowledged was rejected, or the broker lost our producer state:
+      // this partition's sequences are broken and are renumbered under a bumped epoch. A later
+      // batch rejected as out of order is only behind one that failed, and is retried as is.
       if (
         b.baseSequence === incrementSequence(q.lastAckedSequence, 1) ||
         code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
       ) {
+        q.needsNewSequences = true;
         this.requestEpochBump();
       }
       this.#retryOrFail(q, b, err, true);
@@ -441,6 +466,11 @@ export class Sender {
     }
     if (code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED) {
       if (id !== null && (b.producerEpoch !== id.epoch || b.producerId !== id.producerId)) {
+        // An older epoch than the broker has seen here: resend it under a new epoch.
+        if (this.#o.transactionalId === null) {
+          q.needsNewSequences = true;
+          this.requestEpochBump();
+        }
         this.#requeue(q, b);
         return;
       }
@@ -494,7 +524,7 @@ export class Sender {
   }
 
   #complete(q: PartitionQueue, b: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
-    if (this.#identity !== null && b.producerEpoch === this.#identity.epoch) {
+    if (b.producerId === q.sequenceProducerId && b.producerEpoch === q.sequenceEpoch) {
       // A resent duplicate may be acknowledged after later batches: never move backwards.
       const last = incrementSequence(b.baseSequence, b.count - 1);
       if (q.lastAckedSequence < 0 || sequenceAfter(last, q.lastAckedSequence)) q.lastAckedSequence = last;
@@ -530,9 +560,10 @@ export class Sender {
 
   #fail(q: PartitionQueue, b: ProducerBatch, err: Error): void {
     // A sent idempotent batch that is given up leaves a sequence gap: start a new epoch.
-    if (this.#identity !== null && b.baseSequence >= 0 && this.#o.transactionalId === null)
+    if (this.#identity !== null && b.baseSequence >= 0 && this.#o.transactionalId === null) {
+      q.needsNewSequences = true;
       this.requestEpochBump();
-    void q;
+    }
     this.#finish(b, err);
     this.#txn?.onBatchFailed(err);
   }

@@ -1,12 +1,20 @@
 // What the API handlers 07 (ControlledShutdown) and 56 (AlterPartition) need of the controller
-// running on this broker. The Controller implements it; on a broker that is not (or no longer)
-// the active controller its methods fail as Kafka's do: ControlledShutdown with
-// STALE_CONTROLLER_EPOCH (Kafka's ControllerMovedException), AlterPartition with NOT_CONTROLLER.
+// running on this broker (ActiveController), and what 43 (ElectLeaders) and 45/46 (partition
+// reassignments) need (LeadershipController). The Controller implements both; on a broker that
+// is not (or no longer) the active controller its methods fail as Kafka's do: ControlledShutdown
+// with STALE_CONTROLLER_EPOCH (Kafka's ControllerMovedException), the others with NOT_CONTROLLER.
 
 import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
 } from '../../../protocol/messages/generated/alter-partition.js';
+import type { TopicPartition } from '../store/records.js';
+import type { ElectionOutcome } from './elect-leaders.js';
+import type {
+  OngoingReassignment,
+  ReassignmentRequest,
+  ReassignmentResult,
+} from './reassignment-requests.js';
 
 export interface ActiveController {
   /**
@@ -23,4 +31,18 @@ export interface ActiveController {
    * when not the active controller. May throw KafkaError for a whole-request failure.
    */
   alterPartition(request: AlterPartitionRequest, version: number): Promise<AlterPartitionResponse>;
+}
+
+export interface LeadershipController {
+  /** True while this node is the active controller. */
+  readonly isActive: boolean;
+  /**
+   * ElectLeaders: preferred (true) or unclean (false); null = every partition. Per-partition
+   * outcomes (NOT_CONTROLLER for each named partition when not the active controller).
+   */
+  electLeaders(preferred: boolean, partitions: readonly TopicPartition[] | null): Promise<ElectionOutcome[]>;
+  /** AlterPartitionReassignments; throws KafkaError(NOT_CONTROLLER) when not the active controller. */
+  alterPartitionReassignments(requests: readonly ReassignmentRequest[]): Promise<ReassignmentResult[]>;
+  /** ListPartitionReassignments (null = all); throws KafkaError(NOT_CONTROLLER) likewise. */
+  listPartitionReassignments(partitions: readonly TopicPartition[] | null): Promise<OngoingReassignment[]>;
 }

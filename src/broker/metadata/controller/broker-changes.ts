@@ -4,11 +4,13 @@
 //
 // Loss: every partition it led gets a new leader from the live ISR (or none: -1), and it leaves
 // every ISR. Join: it gets the full metadata and the LeaderAndIsr of all its replicas, and may be
-// elected where partitions were offline; topic deletions waiting for it continue.
+// elected where partitions were offline; topic deletions waiting for it continue, and so do the
+// reassignments that involve it (its new replicas get their LeaderAndIsr again).
 
 import type { BrokerInfo } from '../store/records.js';
 import type { ActiveTerm } from './active-term.js';
 import { offlinePartitions, reconcilePartitions } from './partition-elections.js';
+import { resumeReassignments } from './partition-reassignment.js';
 import type { RequestBatch } from './request-batch.js';
 import { failDeletionsOn, resumeDeletionsOn } from './topic-deletion.js';
 
@@ -79,6 +81,7 @@ async function onBrokerStartup(
     );
   }
   await reconcilePartitions(term, batch, offlinePartitions(term));
+  await resumeReassignments(term, batch, joined);
   await resumeDeletionsOn(term, batch, joined);
 }
 

@@ -13,11 +13,11 @@ import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
 } from '../../../protocol/messages/generated/alter-partition.js';
-import { type Clock, systemClock } from '../../coordinator/runtime/clock.js';
+import { type Clock, systemClock, type TimerHandle } from '../../coordinator/runtime/clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { MetadataStore, MetadataStoreListener } from '../store/metadata-store.js';
 import type { ControllerLease, TopicPartition } from '../store/records.js';
-import type { ActiveController } from './active-controller.js';
+import type { ActiveController, LeadershipController } from './active-controller.js';
 import { ActiveTerm, type ControllerDeps, type TopicElectionConfig } from './active-term.js';
 import { alterPartition } from './alter-partition.js';
 import { processBrokerChange } from './broker-changes.js';
@@ -28,12 +28,32 @@ import { ControllerMovedError, isStoreError } from './controller-errors.js';
 import { type ElectionOutcome, electLeaders } from './elect-leaders.js';
 import { EventQueue } from './event-queue.js';
 import { initializeTerm } from './failover.js';
+import {
+  autoLeaderRebalance,
+  DEFAULT_LEADER_REBALANCE,
+  FIRST_CHECK_DELAY_MS,
+  type LeaderRebalanceConfig,
+} from './leader-rebalance.js';
 import { processConfigChange } from './partition-elections.js';
+import { maybeCompleteReassignments } from './partition-reassignment.js';
+import {
+  alterPartitionReassignments,
+  listPartitionReassignments,
+  type OngoingReassignment,
+  type ReassignmentRequest,
+  type ReassignmentResult,
+} from './reassignment-requests.js';
 import { processPartitionModifications, processTopicChange } from './topic-changes.js';
 import { onStopReplicaOutcome, processTopicDeletion } from './topic-deletion.js';
 
 export type { TopicElectionConfig } from './active-term.js';
 export type { ElectionOutcome } from './elect-leaders.js';
+export type { LeaderRebalanceConfig } from './leader-rebalance.js';
+export type {
+  OngoingReassignment,
+  ReassignmentRequest,
+  ReassignmentResult,
+} from './reassignment-requests.js';
 
 export interface ControllerOptions {
   readonly nodeId: number;
@@ -48,9 +68,11 @@ export interface ControllerOptions {
   readonly deleteTopicEnable?: boolean;
   /** `inter.broker.listener.name`: the endpoint LeaderAndIsr gives followers for each leader. */
   readonly interBrokerListener?: string;
+  /** `auto.leader.rebalance.enable` and its check interval and threshold (Kafka's defaults). */
+  readonly leaderRebalance?: LeaderRebalanceConfig;
 }
 
-export class Controller implements ActiveController {
+export class Controller implements ActiveController, LeadershipController {
   readonly #deps: ControllerDeps;
   readonly #queue: EventQueue;
   readonly #gate: ConnectionGate;
@@ -58,9 +80,12 @@ export class Controller implements ActiveController {
   #activeControllerId = -1;
   #unwatch: (() => void) | null = null;
   #closed = false;
+  readonly #rebalance: LeaderRebalanceConfig;
+  #rebalanceTimer: TimerHandle | null = null;
 
   constructor(options: ControllerOptions) {
     const clock = options.clock ?? systemClock;
+    this.#rebalance = options.leaderRebalance ?? DEFAULT_LEADER_REBALANCE;
     this.#gate = new ConnectionGate(clock);
     this.#deps = {
       nodeId: options.nodeId,
@@ -137,7 +162,20 @@ export class Controller implements ActiveController {
     return this.#queue.call(
       'alter-partition',
       () =>
-        this.#api((t) => alterPartition(t, request, version)).catch((e: unknown) => {
+        this.#api(async (t) => {
+          const response = await alterPartition(t, request, version);
+          // As Kafka: answered first, then a grown ISR may complete a reassignment.
+          const changed = response.topics.flatMap((topic) =>
+            topic.partitions
+              .filter((p) => p.errorCode === ErrorCode.NONE)
+              .map((p) => ({ topic: topic.topicName, partition: p.partitionIndex })),
+          );
+          if (changed.length > 0)
+            this.#queue.put('reassignment-isr-change', () =>
+              this.#runIn(t, (term) => maybeCompleteReassignments(term, changed)),
+            );
+          return response;
+        }).catch((e: unknown) => {
           if (e instanceof KafkaError && e.code === ErrorCode.NOT_CONTROLLER) return refused();
           throw e;
         }),
@@ -165,6 +203,31 @@ export class Controller implements ActiveController {
     );
   }
 
+  /**
+   * AlterPartitionReassignments: per-partition results; a null `replicas` cancels. Throws
+   * KafkaError(NOT_CONTROLLER) when this node is not the active controller.
+   */
+  alterPartitionReassignments(requests: readonly ReassignmentRequest[]): Promise<ReassignmentResult[]> {
+    return this.#queue.call(
+      'alter-partition-reassignments',
+      () => this.#api((t) => alterPartitionReassignments(t, requests)),
+      () => {
+        throw notController();
+      },
+    );
+  }
+
+  /** ListPartitionReassignments (null = every partition being reassigned). Throws NOT_CONTROLLER. */
+  listPartitionReassignments(partitions: readonly TopicPartition[] | null): Promise<OngoingReassignment[]> {
+    return this.#queue.call(
+      'list-partition-reassignments',
+      () => this.#api(async (t) => listPartitionReassignments(t, partitions)),
+      () => {
+        throw notController();
+      },
+    );
+  }
+
   /** Resolves once no event runs or waits (tests drive the cluster step by step with it). */
   whenIdle(): Promise<void> {
     return this.#queue.whenIdle();
@@ -175,6 +238,8 @@ export class Controller implements ActiveController {
     if (this.#closed) return;
     this.#closed = true;
     this.#unwatch?.();
+    this.#rebalanceTimer?.cancel();
+    this.#rebalanceTimer = null;
     const term = this.#term;
     this.#term = null;
     term?.depose();
@@ -237,6 +302,28 @@ export class Controller implements ActiveController {
     this.#term = t;
     t.log('info', 'elected controller');
     await this.#runIn(t, initializeTerm);
+    if (this.#rebalance.enable) this.#scheduleRebalance(t, FIRST_CHECK_DELAY_MS);
+  }
+
+  /** The automatic leader rebalance check of a term: runs as an event, then again after the interval. */
+  #scheduleRebalance(term: ActiveTerm, delayMs: number): void {
+    this.#rebalanceTimer?.cancel();
+    // A timer longer than 2^31-1 ms would fire at once in Node; such intervals mean "never" anyway.
+    this.#rebalanceTimer = this.#deps.clock.setTimer(Math.min(delayMs, 2 ** 31 - 1), () => {
+      this.#rebalanceTimer = null;
+      if (this.#closed || term !== this.#term || term.deposed) return;
+      this.#queue.put(
+        'auto-leader-rebalance',
+        async () => {
+          await this.#runIn(term, (t) =>
+            autoLeaderRebalance(t, this.#rebalance.imbalancePerBrokerPercentage),
+          );
+          if (!this.#closed && term === this.#term && !term.deposed)
+            this.#scheduleRebalance(term, this.#rebalance.checkIntervalMs);
+        },
+        'auto-leader-rebalance',
+      );
+    });
   }
 
   /** Runs an event for a term if it is still the active one; its failure ends the term. */
@@ -282,7 +369,11 @@ export class Controller implements ActiveController {
   }
 
   #resign(term: ActiveTerm, why: string): void {
-    if (this.#term === term) this.#term = null;
+    if (this.#term === term) {
+      this.#term = null;
+      this.#rebalanceTimer?.cancel();
+      this.#rebalanceTimer = null;
+    }
     if (!term.deposed) term.log('info', 'resigning as controller', { reason: why });
     term.depose();
   }

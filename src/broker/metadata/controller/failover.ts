@@ -1,11 +1,13 @@
 // Becoming the active controller (Kafka's onControllerFailover): rebuild the whole view from the
 // store — nothing is trusted from an earlier term — then tell every live broker everything: full
 // UpdateMetadata, LeaderAndIsr for all the replicas it hosts; initialise partitions that have no
-// state yet, elect leaders where they are gone, drop dead replicas from ISRs, and resume pending
+// state yet, elect leaders where they are gone, drop dead replicas from ISRs, resume the
+// reassignments the topic records show in progress (adding/removing replicas), and resume pending
 // deletions.
 
 import type { ActiveTerm } from './active-term.js';
 import { reconcilePartitions } from './partition-elections.js';
+import { resumeReassignments } from './partition-reassignment.js';
 import { enqueueDeletions } from './topic-deletion.js';
 
 export async function initializeTerm(term: ActiveTerm): Promise<void> {
@@ -35,6 +37,7 @@ export async function initializeTerm(term: ActiveTerm): Promise<void> {
     batch.leaderAndIsr(ctx.replicas(tp.topic, tp.partition).filter(ctx.isLive), tp);
   }
   await reconcilePartitions(term, batch, ctx.allPartitions());
+  await resumeReassignments(term, batch);
   await enqueueDeletions(term, batch, deletions);
   batch.send();
 }
