@@ -21,6 +21,9 @@ export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<R>, R> {
 export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
   readonly #opts: CoordinatorRuntimeOptions<S, R>;
   readonly #holders = new Map<number, ShardHolder<S, R>>();
+  /** Holder of each load, to tell a shard from the one a reload replaced (`generation`). */
+  readonly #generations = new WeakMap<ShardHolder<S, R>, number>();
+  #loadCount = 0;
   #closed = false;
 
   constructor(opts: CoordinatorRuntimeOptions<S, R>) {
@@ -45,6 +48,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
       onError: (p, err) => this.#onError(p, err),
     });
     this.#holders.set(partition, holder);
+    this.#generations.set(holder, ++this.#loadCount);
     const shard = opts.newShard({ partition, clock: opts.clock, timer: holder.timer });
     holder.shard = shard;
     try {
@@ -121,6 +125,16 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
   status(partition: number): 'loading' | 'active' | undefined {
     const s = this.#holders.get(partition)?.status;
     return s === 'closed' ? undefined : s;
+  }
+
+  /**
+   * Which load of `partition` is current (a number that changes with every load, also after an
+   * unload and a new election), or undefined when not loaded: work started for one load (a
+   * transaction's markers) stops when it is no longer the current one.
+   */
+  generation(partition: number): number | undefined {
+    const holder = this.#holders.get(partition);
+    return holder === undefined || holder.status === 'closed' ? undefined : this.#generations.get(holder);
   }
 
   partitions(): number[] {

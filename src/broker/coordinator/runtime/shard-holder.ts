@@ -240,10 +240,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   #fail(cause: Error): void {
     this.hooks.onError(this.partition, cause);
     this.close(
-      new KafkaError(
-        ErrorCode.COORDINATOR_NOT_AVAILABLE,
-        `write to partition ${this.partition} failed: ${cause.message}`,
-      ),
+      new KafkaError(failureCode(cause), `write to partition ${this.partition} failed: ${cause.message}`),
     );
     this.hooks.onWriteFailure(this as unknown as ShardHolder<never, never>, cause);
   }
@@ -255,4 +252,18 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
       this.hooks.onError(this.partition, err);
     }
   }
+}
+
+/**
+ * The code a failed append answers with, as Kafka's coordinators map it: a lost leadership (or
+ * log dir) means another broker coordinates now (NOT_COORDINATOR: the client looks it up
+ * again); anything else (too few replicas, a commit timeout) COORDINATOR_NOT_AVAILABLE.
+ */
+function failureCode(cause: Error): number {
+  const code = cause instanceof KafkaError ? cause.code : ErrorCode.UNKNOWN_SERVER_ERROR;
+  return code === ErrorCode.NOT_LEADER_OR_FOLLOWER ||
+    code === ErrorCode.NOT_COORDINATOR ||
+    code === ErrorCode.KAFKA_STORAGE_ERROR
+    ? ErrorCode.NOT_COORDINATOR
+    : ErrorCode.COORDINATOR_NOT_AVAILABLE;
 }

@@ -5,13 +5,15 @@
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
 import type { MetadataView } from '../../metadata/cluster-image.js';
-import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
 import type { ProducerIdManager } from '../../metadata/producer-ids.js';
+import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import type { BrokerGroupCoordinator } from '../group/broker-group-coordinator.js';
 import { type CoordinatorLocation, InternalTopic, logCoordinatorError } from '../runtime/internal-topic.js';
 import { LogPartitionWriter } from '../runtime/log-partition-writer.js';
-import { BrokerMarkerWriter } from './broker-marker-writer.js';
+import { BrokerLinks } from './broker-links.js';
+import { BrokerMarkerWriter, REMOTE_TIMEOUT_MS } from './broker-marker-writer.js';
+import { verifyRemotely } from './remote-verifier.js';
 import { txnConfigFromProps } from './txn-config.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
 
@@ -31,17 +33,23 @@ export class BrokerTxnCoordinator {
   readonly coordinator: TransactionCoordinator;
   readonly markers: BrokerMarkerWriter;
   readonly #topic: InternalTopic;
+  readonly #links: BrokerLinks;
 
   constructor(private readonly deps: TxnCoordinatorDeps) {
     const { replicas } = deps;
     const writer = new LogPartitionWriter(TRANSACTION_STATE_TOPIC, (p) =>
       replicas.get(TRANSACTION_STATE_TOPIC, p),
     );
+    const nodeId = deps.config.nodeId;
+    this.#links = new BrokerLinks(deps.image, `samsa-txn-coordinator-${nodeId}`, REMOTE_TIMEOUT_MS);
     this.markers = new BrokerMarkerWriter({
       image: deps.image,
       replicas,
       groups: () => deps.groups?.coordinator,
+      nodeId,
+      links: this.#links,
     });
+    const remote = { image: deps.image, links: this.#links, nodeId, topic: TRANSACTION_STATE_TOPIC };
     this.coordinator = new TransactionCoordinator({
       config: txnConfigFromProps(deps.config.props),
       writer,
@@ -49,6 +57,8 @@ export class BrokerTxnCoordinator {
       markers: this.markers,
       producerIds: () => deps.producerIds.generate(),
       coordinatorEpochOf: (p) => Math.max(0, replicas.get(TRANSACTION_STATE_TOPIC, p)?.leaderEpoch ?? 0),
+      verifyRemotely: (p, id, producerId, epoch, partitions) =>
+        verifyRemotely(remote, p, id, producerId, epoch, partitions),
       onError: logCoordinatorError(deps.logger, 'transaction coordinator'),
     });
     this.#topic = new InternalTopic(TRANSACTION_STATE_TOPIC, deps, this.coordinator, () => this.#topicSpec());
@@ -93,5 +103,6 @@ export class BrokerTxnCoordinator {
 
   close(): void {
     this.coordinator.close();
+    this.#links.close();
   }
 }

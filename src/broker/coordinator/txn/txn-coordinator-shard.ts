@@ -234,21 +234,6 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     };
   }
 
-  /** The checks AddPartitionsToTxn, AddOffsetsToTxn and their verification share. */
-  #checkProducer(m: TxnMetadata | undefined, producerId: bigint, epoch: number): number {
-    if (m === undefined || m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
-    if (m.producerEpoch !== epoch) return ErrorCode.PRODUCER_FENCED;
-    if (
-      m.state !== 'Empty' &&
-      m.state !== 'Ongoing' &&
-      m.state !== 'CompleteCommit' &&
-      m.state !== 'CompleteAbort'
-    ) {
-      return ErrorCode.CONCURRENT_TRANSACTIONS;
-    }
-    return ErrorCode.NONE;
-  }
-
   /** AddPartitionsToTxn / AddOffsetsToTxn: the transaction is (or stays) Ongoing with them. */
   addPartitions(
     id: string,
@@ -257,7 +242,7 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     add: readonly TopicPartitionSet[],
   ): Result<number> {
     const m = this.txns.get(id);
-    const err = this.#checkProducer(m, producerId, epoch);
+    const err = checkProducer(m, producerId, epoch);
     if (err !== ErrorCode.NONE || m === undefined) return { records: [], response: err };
     if (m.state === 'Ongoing' && containsAll(m.partitions, add))
       return { records: [], response: ErrorCode.NONE };
@@ -278,12 +263,7 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
    * the producer's open transaction contains every partition, else the error Kafka answers.
    */
   verify(id: string, producerId: bigint, epoch: number, parts: readonly TopicPartitionSet[]): number {
-    const m = this.txns.get(id);
-    const err = this.#checkProducer(m, producerId, epoch);
-    if (err !== ErrorCode.NONE || m === undefined) return err;
-    return m.state === 'Ongoing' && containsAll(m.partitions, parts)
-      ? ErrorCode.NONE
-      : ErrorCode.INVALID_TXN_STATE;
+    return verifyTransaction(this.txns.get(id), producerId, epoch, parts);
   }
 
   /** EndTxn from the client (Kafka's handleEndTransaction, transaction protocol v1). */
@@ -413,6 +393,41 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     }
     return out;
   }
+}
+
+/** What verification needs of a transaction (the shard's state, or a remote coordinator's description). */
+export type VerifiedTxn = Pick<TxnMetadata, 'producerId' | 'producerEpoch' | 'state' | 'partitions'>;
+
+/** The checks AddPartitionsToTxn, AddOffsetsToTxn and their verification share. */
+function checkProducer(m: VerifiedTxn | undefined, producerId: bigint, epoch: number): number {
+  if (m === undefined || m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+  if (m.producerEpoch !== epoch) return ErrorCode.PRODUCER_FENCED;
+  if (
+    m.state !== 'Empty' &&
+    m.state !== 'Ongoing' &&
+    m.state !== 'CompleteCommit' &&
+    m.state !== 'CompleteAbort'
+  ) {
+    return ErrorCode.CONCURRENT_TRANSACTIONS;
+  }
+  return ErrorCode.NONE;
+}
+
+/**
+ * KIP-890 verification of transaction `m` (undefined: unknown id): NONE when `producerId` at
+ * `epoch` is current and its open transaction contains every partition of `parts`.
+ */
+export function verifyTransaction(
+  m: VerifiedTxn | undefined,
+  producerId: bigint,
+  epoch: number,
+  parts: readonly TopicPartitionSet[],
+): number {
+  const err = checkProducer(m, producerId, epoch);
+  if (err !== ErrorCode.NONE || m === undefined) return err;
+  return m.state === 'Ongoing' && containsAll(m.partitions, parts)
+    ? ErrorCode.NONE
+    : ErrorCode.INVALID_TXN_STATE;
 }
 
 function jobOf(id: string, m: TxnMetadata): MarkerJob {

@@ -51,6 +51,17 @@ export interface TransactionCoordinatorOptions {
   /** EndTxn and a fencing InitProducerId wait this long for the markers before answering. */
   completionWaitMs?: number;
   markerRetryBackoffMs?: number;
+  /**
+   * Verification (TxnOffsetCommit) of a transactional id whose partition another broker
+   * coordinates; absent: NOT_COORDINATOR.
+   */
+  verifyRemotely?(
+    partition: number,
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    partitions: readonly TopicPartitionSet[],
+  ): Promise<number>;
   onError?(partition: number, err: unknown): void;
 }
 
@@ -65,8 +76,8 @@ export class TransactionCoordinator {
   readonly runtime: CoordinatorRuntime<TxnCoordinatorShard, TxnRecord>;
   readonly #opts: TransactionCoordinatorOptions;
   readonly #clock: Clock;
-  /** Marker jobs running, by transactional id. */
-  readonly #inflight = new Map<string, Promise<void>>();
+  /** Marker jobs running, by transactional id, with the load of the shard that started them. */
+  readonly #inflight = new Map<string, { run: Promise<void>; generation: number | undefined }>();
 
   constructor(opts: TransactionCoordinatorOptions) {
     const config = { ...DEFAULT_TXN_CONFIG, ...opts.config };
@@ -98,7 +109,7 @@ export class TransactionCoordinator {
 
   /** Resolves once the markers of `transactionalId`'s decided transaction are written (if any). */
   whenCompleted(transactionalId: string): Promise<void> {
-    return this.#inflight.get(transactionalId) ?? Promise.resolve();
+    return this.#inflight.get(transactionalId)?.run ?? Promise.resolve();
   }
 
   async initProducerId(
@@ -146,16 +157,23 @@ export class TransactionCoordinator {
     );
   }
 
-  /** NONE when the producer's open transaction includes every partition (KIP-890 verification). */
+  /**
+   * NONE when the producer's open transaction includes every partition (KIP-890 verification);
+   * asked of the coordinating broker when this one does not coordinate the id (TxnOffsetCommit
+   * reaches the group's coordinator, which may be another broker).
+   */
   verify(
     transactionalId: string,
     producerId: bigint,
     epoch: number,
     partitions: readonly TopicPartitionSet[],
   ): Promise<number> {
-    return this.#onPartitionOf(transactionalId, (p) =>
-      this.runtime.read(p, (s) => s.verify(transactionalId, producerId, epoch, partitions)),
-    );
+    return this.#onPartitionOf(transactionalId, (p) => {
+      const remote = this.#opts.verifyRemotely;
+      if (this.runtime.status(p) === undefined && remote !== undefined)
+        return remote(p, transactionalId, producerId, epoch, partitions);
+      return this.runtime.read(p, (s) => s.verify(transactionalId, producerId, epoch, partitions));
+    });
   }
 
   /** Runs `op` on the id's partition; an empty id is INVALID_REQUEST, a runtime error its code. */
@@ -214,7 +232,7 @@ export class TransactionCoordinator {
 
   /** Waits (bounded) for running markers of `id`; false when none were running. */
   async #waitForMarkers(id: string): Promise<boolean> {
-    const job = this.#inflight.get(id);
+    const job = this.#inflight.get(id)?.run;
     if (job === undefined) return false;
     await new Promise<void>((resolve) => {
       const t = this.#clock.setTimer(this.#opts.completionWaitMs ?? 5000, resolve);
@@ -231,15 +249,26 @@ export class TransactionCoordinator {
 
   #onPrepared(partition: number, job: MarkerJob): void {
     const id = job.transactionalId;
-    if (this.#inflight.has(id)) return; // a reload resumed a job that is still running
-    const run = this.#sendMarkers(partition, job).finally(() => {
-      if (this.#inflight.get(id) === run) this.#inflight.delete(id);
-    });
-    this.#inflight.set(id, run);
+    const generation = this.runtime.generation(partition);
+    // The same load asking twice (a reload does not: a job of an earlier load stops by itself,
+    // and this one writes the markers with the coordinator epoch of the new leadership).
+    if (this.#inflight.get(id)?.generation === generation) return;
+    const entry = {
+      run: this.#sendMarkers(partition, job, generation).finally(() => {
+        if (this.#inflight.get(id) === entry) this.#inflight.delete(id);
+      }),
+      generation,
+    };
+    this.#inflight.set(id, entry);
   }
 
-  /** Kafka's marker channel: retry until every partition has the marker, then complete. */
-  async #sendMarkers(partition: number, job: MarkerJob): Promise<void> {
+  /**
+   * Kafka's marker channel: retry until every partition has the marker, then complete. The job
+   * belongs to one load of the partition: once it is unloaded (leadership lost) or reloaded, the
+   * coordinator of that later load resumes the Prepare* state it finds in the log.
+   */
+  async #sendMarkers(partition: number, job: MarkerJob, generation: number | undefined): Promise<void> {
+    const current = (): boolean => this.runtime.generation(partition) === generation;
     const marker: TxnMarker = {
       producerId: job.producerId,
       producerEpoch: job.producerEpoch,
@@ -248,7 +277,7 @@ export class TransactionCoordinator {
     };
     let remaining: TopicPartitionSet[] = job.partitions;
     while (remaining.length > 0) {
-      if (this.runtime.status(partition) === undefined) return; // the next coordinator resumes it
+      if (!current()) return; // the next coordinator resumes it
       try {
         remaining = await this.#opts.markers.write(marker, remaining);
       } catch (err) {
@@ -256,16 +285,13 @@ export class TransactionCoordinator {
       }
       if (remaining.length > 0) await this.#sleep();
     }
-    for (;;) {
-      if (this.runtime.status(partition) === undefined) return;
-      try {
-        await this.runtime.write(partition, (s) => s.complete(job));
-        return;
-      } catch (err) {
-        // A failed write reloads the shard; its Prepare* state is then still there to complete.
-        this.#opts.onError?.(partition, err);
-        await this.#sleep();
-      }
+    if (!current()) return;
+    try {
+      await this.runtime.write(partition, (s) => s.complete(job));
+    } catch (err) {
+      // A failed write reloads the shard (or another broker leads now): the load that follows
+      // finds the Prepare* state and resumes the job.
+      this.#opts.onError?.(partition, err);
     }
   }
 
