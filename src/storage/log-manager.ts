@@ -31,7 +31,9 @@ import { fsyncDir, readFileOrNull, writeFileAtomic } from './fs-util.js';
 import { LogCleaner } from './log-cleaner.js';
 import { isCompacted, type LogConfig, resolveLogConfig } from './log-config.js';
 import { type LogDirLock, lockLogDirs } from './log-dir-lock.js';
-import { type FutureLogProgress, moveLogDir, resolveFutureDirs } from './log-dir-move.js';
+import { type FutureLogProgress, resolveFutureDirs } from './log-dir-move.js';
+import { LogDirMoves } from './log-dir-moves.js';
+import { LogDirPlacement } from './log-dir-placement.js';
 import { createNewLog, loadLog } from './log-loader.js';
 import type { LogSegment } from './log-segment.js';
 import { ensureMetaProperties, writePartitionMetadata, ZERO_TOPIC_ID } from './partition-metadata.js';
@@ -112,8 +114,8 @@ export class LogManager {
   readonly #overrides = new Map<string, Partial<LogConfig>>();
   readonly #logs = new Map<string, Entry>();
   readonly #creating = new Map<string, Promise<UnifiedLog>>();
-  /** Logs per log dir: new partitions go to the emptiest. */
-  readonly #dirCounts = new Map<string, number>();
+  /** Which dir takes a new log; the offline dirs. */
+  readonly #placement: LogDirPlacement;
   readonly #cache: FileHandleCache;
   readonly #env: LogEnvironment;
   readonly #options: LogManagerOptions;
@@ -126,16 +128,12 @@ export class LogManager {
   #checkpointSoon: NodeJS.Immediate | null = null;
   #closed = false;
   #locks: LogDirLock[] = [];
-  /** Failed log dirs and why (Kafka: offline dirs). */
-  readonly #offline = new Map<string, Error>();
-  /** Dirs AlterReplicaLogDirs chose for partitions this broker does not host yet. */
-  readonly #preferred = new Map<string, string>();
-  /** Moves to another log dir in progress, per partition. */
-  readonly #moves = new Map<string, { progress: FutureLogProgress; done: Promise<void> }>();
+  readonly #moves: LogDirMoves;
 
   private constructor(options: LogManagerOptions, dirs: string[]) {
     this.#options = options;
     this.logDirs = dirs;
+    this.#placement = new LogDirPlacement(dirs);
     this.#defaults = options.defaults ?? {};
     for (const [topic, cfg] of options.topicConfigs ?? []) this.#overrides.set(topic, cfg);
     this.#cache = new FileHandleCache(options.maxOpenFiles ?? 1024);
@@ -153,6 +151,17 @@ export class LogManager {
       },
     };
     this.#cleaner = new LogCleaner(this.#env);
+    this.#moves = new LogDirMoves({
+      entry: (key) => this.#logs.get(key),
+      relocated: (key, log, from, to) => {
+        this.#logs.set(key, { log, dir: to });
+        this.#placement.removed(from);
+        this.#placement.added(to);
+        this.#requestCheckpoint();
+      },
+      refusesMoves: () => this.#closed || this.#placement.anyOffline,
+      onError,
+    });
   }
 
   /** Opens (creating if needed) the log dirs and recovers every partition found in them. */
@@ -233,7 +242,7 @@ export class LogManager {
 
   #register(key: string, entry: Entry): void {
     this.#logs.set(key, entry);
-    this.#dirCounts.set(entry.dir, (this.#dirCounts.get(entry.dir) ?? 0) + 1);
+    this.#placement.added(entry.dir);
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
@@ -272,24 +281,13 @@ export class LogManager {
         `Invalid topic partition ${topic}-${partition}`,
       );
     }
-    const online = this.logDirs.filter((d) => !this.#offline.has(d));
-    const key = partitionKey(topic, partition);
-    const preferred = this.#preferred.get(key);
-    this.#preferred.delete(key);
-    let root = preferred !== undefined && online.includes(preferred) ? preferred : online[0];
-    if (root === undefined)
-      throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, 'No log dir is online to create a log in');
-    if (preferred === undefined || root !== preferred) {
-      for (const d of online) if ((this.#dirCounts.get(d) ?? 0) < (this.#dirCounts.get(root) ?? 0)) root = d;
-    }
-    // Count it now, so that concurrent creations spread over the dirs.
-    this.#dirCounts.set(root, (this.#dirCounts.get(root) ?? 0) + 1);
+    const root = this.#placement.place(partitionKey(topic, partition));
     try {
       const log = await this.#createIn(root, topic, partition, topicId);
       this.#logs.set(partitionKey(topic, partition), { log, dir: root });
       return log;
     } catch (err) {
-      this.#dirCounts.set(root, (this.#dirCounts.get(root) ?? 1) - 1);
+      this.#placement.removed(root);
       throw err;
     }
   }
@@ -324,19 +322,15 @@ export class LogManager {
   /** Closes the log, renames its dir to `<topic>-<partition>.<uuid>-delete` and removes it. */
   async deleteLog(topic: string, partition: number): Promise<void> {
     const key = partitionKey(topic, partition);
-    const move = this.#moves.get(key);
-    if (move !== undefined) {
-      move.progress.cancelled = true;
-      await move.done;
-    }
+    await this.#moves.cancel(key);
     const entry = this.#logs.get(key);
     if (entry === undefined) return;
     this.#logs.delete(key);
-    this.#dirCounts.set(entry.dir, (this.#dirCounts.get(entry.dir) ?? 1) - 1);
+    this.#placement.removed(entry.dir);
     const log = entry.log;
     await log.local.whenIdle().catch(() => undefined);
     log.markClosed();
-    if (this.#offline.has(entry.dir)) return; // nothing can be done on a failed dir
+    if (this.#placement.isOffline(entry.dir)) return; // nothing can be done on a failed dir
     for (const seg of [...this.#pendingDeletes.keys()]) {
       if (seg.dir === log.dir) this.#runDelete(seg);
     }
@@ -369,7 +363,7 @@ export class LogManager {
    */
   async checkpoint(): Promise<void> {
     for (const dir of this.logDirs) {
-      if (this.#offline.has(dir)) continue;
+      if (this.#placement.isOffline(dir)) continue;
       try {
         await this.#writeCheckpoints(dir);
       } catch (err) {
@@ -381,7 +375,7 @@ export class LogManager {
 
   #writeCheckpoints(dir: string): Promise<void> {
     const run = this.#checkpointChain.then(async () => {
-      if (this.#offline.has(dir)) return;
+      if (this.#placement.isOffline(dir)) return;
       const rp: OffsetCheckpointEntry[] = [];
       const ls: OffsetCheckpointEntry[] = [];
       const hw: OffsetCheckpointEntry[] = [];
@@ -522,8 +516,7 @@ export class LogManager {
     this.#timers = [];
     if (this.#checkpointSoon !== null) clearImmediate(this.#checkpointSoon);
     this.#cleaner.stop();
-    for (const m of this.#moves.values()) m.progress.cancelled = true;
-    await Promise.all([...this.#moves.values()].map((m) => m.done));
+    await this.#moves.cancelAll();
     let failed = false;
     await mapLimit([...this.#logs.values()], 64, async (e) => {
       try {
@@ -536,7 +529,7 @@ export class LogManager {
     try {
       await this.#drainDeletes();
       for (const dir of this.logDirs) {
-        if (this.#offline.has(dir)) continue;
+        if (this.#placement.isOffline(dir)) continue;
         await this.#writeCheckpoints(dir);
         // Only a fully clean close may skip recovery next time.
         if (!failed) await writeFileAtomic(join(dir, CLEAN_SHUTDOWN_FILE), '');
@@ -555,16 +548,16 @@ export class LogManager {
   }
 
   isDirOnline(dir: string): boolean {
-    return this.logDirs.includes(dir) && !this.#offline.has(dir);
+    return this.logDirs.includes(dir) && !this.#placement.isOffline(dir);
   }
 
   get offlineDirs(): readonly string[] {
-    return [...this.#offline.keys()];
+    return this.#placement.offlineDirs;
   }
 
   /** Where a partition this broker does not host yet will be created (AlterReplicaLogDirs). */
   setPreferredDir(topic: string, partition: number, dir: string): void {
-    if (this.logDirs.includes(dir)) this.#preferred.set(partitionKey(topic, partition), dir);
+    this.#placement.prefer(partitionKey(topic, partition), dir);
   }
 
   /** The logs of one dir and the moves into it (DescribeLogDirs). */
@@ -574,12 +567,7 @@ export class LogManager {
   } {
     const logs: PartitionLog[] = [];
     for (const e of this.#logs.values()) if (e.dir === dir) logs.push(e.log);
-    const futures: { log: PartitionLog; progress: FutureLogProgress }[] = [];
-    for (const [key, m] of this.#moves) {
-      const log = this.#logs.get(key)?.log;
-      if (m.progress.targetDir === dir && log !== undefined) futures.push({ log, progress: m.progress });
-    }
-    return { logs, futures };
+    return { logs, futures: this.#moves.into(dir) };
   }
 
   /**
@@ -594,56 +582,20 @@ export class LogManager {
     this.#ensureOpen();
     if (!this.logDirs.includes(targetDir))
       throw new KafkaError(ErrorCode.LOG_DIR_NOT_FOUND, `Log dir ${targetDir} is not found in the config.`);
-    if (this.#offline.has(targetDir))
+    if (this.#placement.isOffline(targetDir))
       throw new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Log directory ${targetDir} is offline`);
     const key = partitionKey(topic, partition);
-    const entry = this.#logs.get(key);
-    if (entry === undefined)
+    if (!this.#logs.has(key))
       throw new KafkaError(
         ErrorCode.REPLICA_NOT_AVAILABLE,
         `Replica for ${topic}-${partition} is not available`,
       );
-    if (this.#offline.size > 0)
+    if (this.#placement.anyOffline)
       throw new KafkaError(
         ErrorCode.KAFKA_STORAGE_ERROR,
         `Partition ${topic}-${partition} cannot move while a log dir is offline`,
       );
-    const running = this.#moves.get(key);
-    if (running === undefined) return this.#startMove(key, entry, targetDir);
-    if (running.progress.targetDir === targetDir) return running.done;
-    running.progress.cancelled = true;
-    return running.done.then(() => {
-      const now = this.#logs.get(key);
-      return now === undefined || this.#moves.has(key) ? undefined : this.#startMove(key, now, targetDir);
-    });
-  }
-
-  #startMove(key: string, entry: Entry, targetDir: string): Promise<void> {
-    if (entry.dir === targetDir || this.#closed || this.#offline.size > 0) return Promise.resolve();
-    const progress: FutureLogProgress = { targetDir, copiedEndOffset: 0n, copiedBytes: 0, cancelled: false };
-    const done = this.#runMove(key, entry, progress).finally(() => {
-      if (this.#moves.get(key)?.progress === progress) this.#moves.delete(key);
-    });
-    this.#moves.set(key, { progress, done });
-    return done;
-  }
-
-  async #runMove(key: string, entry: Entry, progress: FutureLogProgress): Promise<void> {
-    const log = entry.log;
-    try {
-      const doomed = await moveLogDir(log, progress.targetDir, progress);
-      const from = entry.dir;
-      this.#logs.set(key, { log, dir: progress.targetDir });
-      this.#dirCounts.set(from, (this.#dirCounts.get(from) ?? 1) - 1);
-      this.#dirCounts.set(progress.targetDir, (this.#dirCounts.get(progress.targetDir) ?? 0) + 1);
-      this.#requestCheckpoint();
-      await fsp.rm(doomed, { recursive: true, force: true });
-    } catch (err) {
-      if (progress.cancelled) return;
-      // The copy is dropped and the log stays where it is; a failure of the source's own files
-      // has taken its dir offline through onStorageFailure already.
-      this.#env.onError(err as Error, `moving ${log.topic}-${log.partition} to ${progress.targetDir}`);
-    }
+    return this.#moves.start(key, targetDir);
   }
 
   /**
@@ -653,16 +605,10 @@ export class LogManager {
    * (`/log_dir_event_notification`) so that leaders move elsewhere; Samsa does not.
    */
   markDirOffline(dir: string, error: Error): void {
-    if (this.#offline.has(dir) || !this.logDirs.includes(dir)) return;
-    this.#offline.set(dir, error);
+    if (!this.#placement.markOffline(dir, error)) return;
     this.#env.onError(error, `log dir ${dir} is offline`);
-    for (const m of this.#moves.values()) if (m.progress.targetDir === dir) m.progress.cancelled = true;
-    for (const e of this.#logs.values()) {
-      if (e.dir !== dir) continue;
-      const move = this.#moves.get(partitionKey(e.log.topic, e.log.partition));
-      if (move !== undefined) move.progress.cancelled = true;
-      e.log.markClosed();
-    }
+    this.#moves.cancelInvolving(dir);
+    for (const e of this.#logs.values()) if (e.dir === dir) e.log.markClosed();
     for (const seg of [...this.#pendingDeletes.keys()]) {
       if (!seg.dir.startsWith(`${dir}/`)) continue;
       clearTimeout(this.#pendingDeletes.get(seg));

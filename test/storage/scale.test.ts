@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import type { PartitionLog } from '../../src/storage/index.js';
+import { scaled } from '../support/timeouts.js';
 import { batch, openManager, records, TOPIC_ID, tempDir } from './helpers.js';
 
 const PARTITIONS = Number(process.env.SCALE_PARTITIONS ?? 10_000);
@@ -20,8 +21,9 @@ async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
+// A liveness bound only: the test took 70-110 s of its former 120 s at load 10-22 on 2 cores.
 test(`${PARTITIONS} partitions with data stay open within bounded descriptors`, {
-  timeout: 120_000,
+  timeout: scaled(600_000),
 }, async () => {
   // tmpfs when available: this test is about bookkeeping at scale (descriptors, memory,
   // lookups), not about the disk, which the benchmarks measure.
