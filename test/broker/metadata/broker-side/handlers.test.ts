@@ -24,6 +24,7 @@ import { stopReplicaApi } from '../../../../src/protocol/messages/generated/stop
 import { updateMetadataApi } from '../../../../src/protocol/messages/generated/update-metadata.js';
 import type { ApiDescriptor } from '../../../../src/protocol/messages/runtime.js';
 import { startTestBroker, type TestBroker } from '../../../../src/testkit/index.js';
+import { scaled } from '../../../support/timeouts.js';
 import { RawClient } from '../../support/raw-client.js';
 import { FakeConfigStore } from './support/fake-store.js';
 import { leaderAndIsr, stopReplica, umBroker, updateMetadata } from './support/requests.js';
@@ -429,7 +430,23 @@ test('ControlledShutdown and AlterPartition go to the active controller; broker 
 });
 
 test('end to end: the controller channel drives this broker over the wire, resending after a transient failure', async () => {
-  services().controllerRequests = receiver;
+  // Every LeaderAndIsr the broker handles: one it cannot process now throws (the connection is
+  // closed and the channel resends); the first must fail that way and a resend succeed.
+  const attempts: string[] = [];
+  services().controllerRequests = {
+    leaderAndIsr: async (req) => {
+      try {
+        const r = await receiver.leaderAndIsr(req);
+        attempts.push(`answered ${r.errorCode}`);
+        return r;
+      } catch (e) {
+        attempts.push('failed');
+        throw e;
+      }
+    },
+    updateMetadata: (req) => receiver.updateMetadata(req),
+    stopReplica: (req) => receiver.stopReplica(req),
+  };
   const local: ControllerRequestReceiver = {
     leaderAndIsr: async () => ({ errorCode: 0, partitionErrors: [], topics: [] }),
     updateMetadata: async () => ({ errorCode: 0 }),
@@ -452,39 +469,42 @@ test('end to end: the controller channel drives this broker over the wire, resen
       endpoints: [],
       epoch: brokerEpoch,
     });
-    // The store is down when the request first arrives; it comes back a little later.
+    // The store is down when the request first arrives; it comes back once that attempt failed
+    // (waiting on the attempt, not on a clock: a loaded machine may take longer to deliver it).
     store.failReads = true;
-    const readsBefore = store.reads;
-    setTimeout(() => {
+    const storeBack = (async () => {
+      const deadline = Date.now() + scaled(60_000);
+      while (attempts.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       store.failReads = false;
-    }, 150);
-    const [lai, um] = await Promise.all([
-      ch.leaderAndIsr(
-        broker.nodeId,
-        leaderAndIsr(ctl, [
-          {
-            name: 'e2e',
-            id: ID_B,
-            partitions: [{ partitionIndex: 0, leader: broker.nodeId, leaderEpoch: 0 }],
-          },
-        ]),
+    })();
+    // LeaderAndIsr first and alone: it must read the topic's configs from the store itself.
+    const lai = await ch.leaderAndIsr(
+      broker.nodeId,
+      leaderAndIsr(ctl, [
+        {
+          name: 'e2e',
+          id: ID_B,
+          partitions: [{ partitionIndex: 0, leader: broker.nodeId, leaderEpoch: 0 }],
+        },
+      ]),
+    );
+    const um = await ch.updateMetadata(
+      broker.nodeId,
+      updateMetadata(
+        ctl,
+        [umBroker(broker.nodeId, broker.port)],
+        [{ name: 'e2e', id: ID_B, partitions: [{ partitionIndex: 0, leader: broker.nodeId }] }],
       ),
-      ch.updateMetadata(
-        broker.nodeId,
-        updateMetadata(
-          ctl,
-          [umBroker(broker.nodeId, broker.port)],
-          [{ name: 'e2e', id: ID_B, partitions: [{ partitionIndex: 0, leader: broker.nodeId }] }],
-        ),
-      ),
-    ]);
+    );
     assert.deepEqual(lai.partitionErrors, [{ topicName: 'e2e', partitionIndex: 0, errorCode: 0 }]);
     assert.deepEqual(
       lai.topics.map((t) => t.topicId),
       [ID_B],
     );
     assert.equal(um.errorCode, 0);
-    assert.ok(store.reads - readsBefore >= 2, 'the LeaderAndIsr was resent after the failed attempt');
+    await storeBack;
+    assert.equal(attempts[0], 'failed', `attempts: ${attempts}`);
+    assert.equal(attempts.at(-1), 'answered 0', `resent after the failed attempt: ${attempts}`);
     assert.equal(broker.services.replicas.get('e2e', 0)!.isLeader, true);
     assert.equal(
       await publisher.waitFor((img) => img.topic('e2e')?.partitions[0]?.leader === broker.nodeId, 1000),
