@@ -16,6 +16,7 @@ import { Admin, KafkaResponseError, Producer } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
 import { exec } from '../interop/support/exec.js';
+import { scaled } from '../support/timeouts.js';
 import { controllerZnodes, rawProduce, sleep, waitForFullIsr, waitForViews } from './support.js';
 
 /** Long enough that a stopped follower leaves the ISR by lagging, well before its session ends. */
@@ -51,7 +52,7 @@ const kcatProduce = (bootstrap: string, lines: string, ...props: string[]) =>
   );
 
 test('acks=all and the ISR: one follower down still accepted, two down NOT_ENOUGH_REPLICAS, the ISR shrinks and grows back', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const { controllerId: leader } = await controllerZnodes(cluster);
   const [f1, f2] = cluster.nodeIds.filter((id) => id !== leader) as [number, number];

@@ -50,7 +50,7 @@ const agree = (
 };
 
 test('topics created on any broker by any client; every broker’s metadata agrees', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   // Our admin client, bootstrapped on broker 2 only.
   const ours = new Admin({ bootstrapServers: cluster.broker(2).bootstrap! });
@@ -120,7 +120,7 @@ print(len(md.brokers), md.controller_id, len(md.topics['ck'].partitions))
 });
 
 test('kill -9 of a leader: new leaders from the ISR; producers carry on; the broker rejoins', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const before = await viewOf(cluster.broker(1).port!);
   const victim = leaderOf(before, 'ours', 0);
@@ -174,7 +174,7 @@ test('kill -9 of a leader: new leaders from the ISR; producers carry on; the bro
 });
 
 test('kill -9 of the controller: a new one with a higher epoch; partitions keep leaders', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const { controllerId: old, epoch } = await controllerZnodes(cluster);
   assert.ok(old >= 1, 'a controller exists');
@@ -303,7 +303,7 @@ test('a broker that does not host a partition: NOT_LEADER_OR_FOLLOWER when the c
 });
 
 test('SIGTERM: a controlled shutdown moves every leadership before the broker exits', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const v = await viewOf(cluster.broker(live()[0]!).port!);
   const counts = new Map<number, number>();

@@ -16,6 +16,7 @@ import {
   waitFor,
   waitForViews,
 } from './support.js';
+import { scaled } from '../support/timeouts.js';
 
 const SESSION_MS = 4000;
 let cluster: TestCluster;
@@ -35,7 +36,7 @@ const say = (s: string) => process.stdout.write(`# ${s}\n`);
 const live = () => cluster.nodeIds.filter((id) => cluster.broker(id).running);
 
 test('kill -9 of the controller ten times in a row while topics are created: one controller per epoch, epochs grow, leaders wherever an ISR replica lives', {
-  timeout: 300_000,
+  timeout: scaled(900_000),
 }, async () => {
   // Topic creation all along (RF 2: one broker is always down or restarting).
   const admin = new Admin({ bootstrapServers: cluster.bootstrap(), requestTimeoutMs: 10_000 });

@@ -80,7 +80,7 @@ async function kcatValues(topic: string): Promise<string[]> {
 }
 
 test('SIGSTOP of a leader past its session: new leaders from the ISR, producers carry on, the woken broker is fenced and rejoins as a follower', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const topic = 'paused';
   await createTopic(topic, 3);
@@ -199,7 +199,7 @@ test('SIGSTOP of a leader past its session: new leaders from the ISR, producers 
 });
 
 test('a consumer group goes on through kill -9 of its coordinator’s broker; no committed offset is lost', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const topic = 'grouped';
   const group = 'survivors';
@@ -315,7 +315,7 @@ test('a consumer group goes on through kill -9 of its coordinator’s broker; no
 });
 
 test('ZooKeeper down for a while: committed data is served, writes and admin changes are refused, everything recovers', {
-  timeout: 300_000,
+  timeout: scaled(600_000),
 }, async () => {
   const topic = 'outage';
   await createTopic(topic, 3);

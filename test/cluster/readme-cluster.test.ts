@@ -51,7 +51,7 @@ function run(
   return { child, output: () => out, done };
 }
 
-test('README: a three-broker cluster from its own commands', { timeout: 300_000 }, async () => {
+test('README: a three-broker cluster from its own commands', { timeout: scaled(600_000) }, async () => {
   const blocks = extractBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'README.md').filter((b) =>
     b.notRun?.includes('readme-cluster.test.ts'),
   );
