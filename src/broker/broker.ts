@@ -2,11 +2,11 @@
 // store (local file, or ZooKeeper when `zookeeper.connect` is set) → publisher (this broker's
 // view) → log manager → replica manager → controller-request receiver, controller channel and
 // controller (every broker runs one; the elected one acts) → admin commands → coordinators →
-// API registry → socket server → broker registration → the controller's first word.
+// API registry → listeners (a socket server each) → broker registration → the controller's first word.
 // `startBroker` is the entry point of `samsa start`, the testkit and applications; `close()`
 // answers in-flight requests, gives up the controller role, then flushes logs and checkpoints.
 
-import { hostname } from 'node:os';
+import type { TlsConnectOptions } from '../net/connection.js';
 import { LogManager, lockLogDirs } from '../storage/index.js';
 import { Dispatcher } from './apis/dispatcher.js';
 import { ALL_HANDLERS } from './apis/index.js';
@@ -29,8 +29,14 @@ import { followPublisher } from './metadata/publisher-wiring.js';
 import type { MetadataStore } from './metadata/store/metadata-store.js';
 import { openMetadataStore } from './metadata/store/open-store.js';
 import { TopicCommands } from './metadata/topic-commands.js';
+import {
+  BrokerListeners,
+  type PreparedListener,
+  prepareListeners,
+  type RegisteredEndpoint,
+} from './network/broker-listeners.js';
 import { BufferPool } from './network/buffer-pool.js';
-import { SocketServer } from './network/socket-server.js';
+import { interBrokerTls } from './network/tls-listener.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { startReplication } from './replica/replication.js';
 
@@ -53,8 +59,12 @@ export interface BrokerHandle {
   readonly clusterId: string;
   /** `host:port`, handy as a bootstrap string. */
   readonly bootstrap: string;
-  /** The address the listener is bound to (may differ from the advertised host/port). */
+  /** The address the first listener is bound to (may differ from the advertised host/port). */
   readonly listener: { readonly host: string; readonly port: number };
+  /** Every listener's bound address, in `listeners` order. */
+  readonly listeners: readonly { readonly name: string; readonly host: string; readonly port: number }[];
+  /** What this broker registered: each advertised listener (the first is `host`/`port`). */
+  readonly endpoints: readonly RegisteredEndpoint[];
   readonly services: BrokerServices;
   /** Graceful stop: answers what was received, flushes, checkpoints. Idempotent. */
   close(): Promise<void>;
@@ -63,6 +73,13 @@ export interface BrokerHandle {
 export async function startBroker(options: StartBrokerOptions = {}): Promise<BrokerHandle> {
   const config = options.config ?? loadBrokerConfig(options);
   const logger = options.logger ?? silentLogger;
+  // Every listener's TLS material is loaded and checked before anything starts.
+  const prepared = prepareListeners(config);
+  const interBroker = config.listeners.advertised.find(
+    (l) => l.name === config.listeners.interBrokerListener,
+  )!;
+  const interBrokerLink =
+    interBroker.securityProtocol === 'SSL' ? interBrokerTls(interBroker, config.props) : undefined;
   // Lock every log dir before anything reads or writes it (the local metadata file lives in the first).
   const locks = await lockLogDirs(config.logDirs);
   const cleanups: (() => Promise<void> | void)[] = [
@@ -72,7 +89,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     for (const c of cleanups.reverse()) await c();
   };
   try {
-    return await assemble(config, logger, cleanups, options.metadataStore);
+    return await assemble(config, logger, cleanups, options.metadataStore, prepared, interBrokerLink);
   } catch (e) {
     await unwind().catch(() => {});
     throw e;
@@ -84,12 +101,19 @@ async function assemble(
   logger: Logger,
   cleanups: (() => Promise<void> | void)[],
   givenStore: MetadataStore | undefined,
+  prepared: readonly PreparedListener[],
+  /** TLS of connections to other brokers (an SSL inter-broker listener); absent = plaintext. */
+  interBrokerLink: TlsConnectOptions | undefined,
 ): Promise<BrokerHandle> {
+  const interBrokerListener = config.listeners.interBrokerListener;
+  const linkTls = interBrokerLink ? { tls: interBrokerLink } : {};
   const nodeId = config.nodeId;
   const store = givenStore ?? (await openMetadataStore(config, logger));
   cleanups.push(() => store.close());
   const clusterId = await store.clusterId();
-  const publisher = new MetadataPublisher({ clusterId, store, logger });
+  // A broker's `host`/`port` in the image are its inter-broker endpoint (fetchers, controller
+  // requests); Metadata answers pick each client's listener from the endpoints.
+  const publisher = new MetadataPublisher({ clusterId, store, logger, listenerName: interBrokerListener });
   cleanups.push(() => publisher.close());
   await publisher.start();
   const image = publisher.image;
@@ -144,6 +168,8 @@ async function assemble(
     localNodeId: nodeId,
     localReceiver: receiver,
     clientId: `samsa-controller-${nodeId}`,
+    listenerName: interBrokerListener,
+    link: linkTls,
     logger,
   });
   cleanups.push(() => channel.close());
@@ -153,6 +179,7 @@ async function assemble(
     channel,
     logger,
     deleteTopicEnable: config.deleteTopicEnable,
+    interBrokerListener,
     leaderRebalance: config.leaderRebalance,
     topicConfig: async (topic) => {
       const overrides = await store.configs({ type: 'topics', name: topic });
@@ -168,6 +195,7 @@ async function assemble(
     image,
     localController: controller,
     brokerEpoch: () => brokerEpoch,
+    ...linkTls,
     logger,
   });
   cleanups.push(() => replication.close());
@@ -175,7 +203,16 @@ async function assemble(
   const groups = new BrokerGroupCoordinator({ config, image, commands, replicas, logger });
   cleanups.push(() => groups.close());
   const producerIds = new ProducerIdManager(store, nodeId);
-  const txns = new BrokerTxnCoordinator({ config, image, commands, replicas, producerIds, groups, logger });
+  const txns = new BrokerTxnCoordinator({
+    config,
+    image,
+    commands,
+    replicas,
+    producerIds,
+    groups,
+    ...(interBrokerLink ? { interBrokerTls: interBrokerLink } : {}),
+    logger,
+  });
   cleanups.push(() => txns.close());
   followPublisher(publisher, { replicas, internalTopics: [groups.internalTopic, txns.internalTopic] });
   const buffers = new BufferPool();
@@ -198,9 +235,7 @@ async function assemble(
     activeController: controller,
     leadership: controller,
   };
-  const server = new SocketServer({
-    host: config.host,
-    port: config.port,
+  const server = await BrokerListeners.open(prepared, {
     maxRequestBytes: config.socketRequestMaxBytes,
     queuedMaxRequestBytes: config.queuedMaxRequestBytes,
     idleMs: config.connectionsMaxIdleMs,
@@ -209,18 +244,19 @@ async function assemble(
     logger,
     buffers,
   });
-  await server.listen();
   cleanups.push(() => server.close());
-  const host = config.advertisedHost ?? advertisableHost(server.host);
-  const port = config.advertisedPort && config.advertisedPort > 0 ? config.advertisedPort : server.port;
+  const endpoints = server.endpoints(config);
+  // Clients are told the first listener; other brokers reach this one over the inter-broker one.
+  const { host, port } = endpoints[0]!;
+  const interBrokerEndpoint = endpoints.find((e) => e.listener === interBrokerListener)!;
 
-  // Registration comes after the listener is up (others may connect at once), as Kafka's.
+  // Registration comes after the listeners are up (others may connect at once), as Kafka's.
   const registration = {
     nodeId,
-    host,
-    port,
+    host: interBrokerEndpoint.host,
+    port: interBrokerEndpoint.port,
     rack: config.rack,
-    endpoints: [{ listener: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host, port }],
+    endpoints,
   };
   brokerEpoch = await store.registerBroker(registration);
   // Without its session this broker cannot prove it still leads: past the session timeout, and
@@ -338,7 +374,9 @@ async function assemble(
     nodeId,
     clusterId,
     bootstrap: `${host.includes(':') ? `[${host}]` : host}:${port}`,
-    listener: { host: server.host, port: server.port },
+    listener: { host: server.servers[0]!.host, port: server.servers[0]!.port },
+    listeners: server.servers.map((s) => ({ name: s.listener.name, host: s.host, port: s.port })),
+    endpoints,
     services,
     close() {
       closing ??= (async () => {
@@ -351,6 +389,7 @@ async function assemble(
             localController: controller,
             maxRetries: config.controlledShutdownMaxRetries,
             retryBackoffMs: config.controlledShutdownRetryBackoffMs,
+            ...linkTls,
             logger,
           });
         }
@@ -371,9 +410,4 @@ async function assemble(
       return closing;
     },
   };
-}
-
-/** A wildcard bind address cannot be given to clients; use the machine's name instead. */
-function advertisableHost(bound: string): string {
-  return bound === '0.0.0.0' || bound === '::' ? hostname() : bound;
 }

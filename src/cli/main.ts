@@ -1,6 +1,7 @@
 // Entry point of the `samsa` command (`bin/samsa.js` imports the compiled form of this file).
+// Each command is imported when it runs: only `samsa start` loads the broker, so client
+// commands start without parsing its modules.
 
-import { runStart } from './start.js';
 import { didYouMean } from './suggest.js';
 import { packageVersion } from './version.js';
 
@@ -11,19 +12,20 @@ Commands:
   topics    create, alter, delete, list, describe topics (samsa topics --help)
   produce   send lines of stdin as records (samsa produce --help)
   consume   print records (samsa consume --help)
+  groups    list, describe, reset offsets of, delete consumer groups (samsa groups --help)
   perf      benchmarks: samsa perf produce --help, samsa perf consume --help
   zookeeper run a ZooKeeper server for a broker cluster (samsa zookeeper --help)
 
   samsa --version prints the version.
 `;
 
-const COMMANDS = ['start', 'topics', 'produce', 'consume', 'perf', 'zookeeper', 'help'];
+const COMMANDS = ['start', 'topics', 'produce', 'consume', 'groups', 'perf', 'zookeeper', 'help'];
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start':
-      await runStart(rest);
+      await (await import('./start.js')).runStart(rest);
       return -1; // keeps running until a signal
     case 'perf':
       if (rest[0] === 'consume')
@@ -37,6 +39,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./commands/zookeeper.js')).runZooKeeper(rest);
     case 'topics':
       return (await import('./commands/topics.js')).runTopics(rest);
+    case 'groups':
+      return (await import('./commands/groups.js')).runGroups(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -1,6 +1,7 @@
 // Client, producer and admin options: camelCase versions of Kafka's config keys with Kafka's
 // defaults, validated up front so that mistakes fail at construction and not mid-send.
 // `fromKafkaProperties` maps the dotted Kafka names (`linger.ms=5`) for the CLI's --producer-props.
+import type { TlsConnectOptions } from '../net/connection.js';
 import { ConfigError } from './errors.js';
 
 export interface ClientOptions {
@@ -19,6 +20,12 @@ export interface ClientOptions {
   retryBackoffMaxMs?: number;
   /** metadata.max.age.ms, default 300000. */
   metadataMaxAgeMs?: number;
+  /**
+   * Connect with TLS (security.protocol=SSL): `true` trusts the system CAs, or node:tls options
+   * (`ca`, `cert`, `key`, `pfx`, `passphrase`, `rejectUnauthorized`, `servername`, …).
+   * `sslFromKafkaProperties` builds them from `ssl.truststore.*` / `ssl.keystore.*`.
+   */
+  ssl?: boolean | TlsConnectOptions;
 }
 
 export interface ResolvedClientOptions {
@@ -31,6 +38,8 @@ export interface ResolvedClientOptions {
   retryBackoffMs: number;
   retryBackoffMaxMs: number;
   metadataMaxAgeMs: number;
+  /** TLS settings of every connection; absent = plaintext. */
+  tls?: TlsConnectOptions;
 }
 
 export function parseHostPort(s: string): { host: string; port: number } {
@@ -75,6 +84,7 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     retryBackoffMs,
     retryBackoffMaxMs: Math.max(retryBackoffMs, intOption('retryBackoffMaxMs', o.retryBackoffMaxMs, 1000, 0)),
     metadataMaxAgeMs: intOption('metadataMaxAgeMs', o.metadataMaxAgeMs, 300000, 0),
+    ...(o.ssl ? { tls: o.ssl === true ? {} : { ...o.ssl } } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // Public surface of the TypeScript client.
 
+export type { TlsConnectOptions } from '../net/connection.js';
 export { Admin } from './admin/admin.js';
 export type { ClusterDescription } from './admin/cluster.js';
 export type {
@@ -31,7 +32,29 @@ export type {
 } from './admin/topics.js';
 export type { ClientOptions } from './config.js';
 export { fromKafkaProperties } from './config.js';
+export {
+  CommitFailedError,
+  Consumer,
+  type ConsumerOptions,
+  type ConsumerRecord,
+  cooperativeStickyAssignor,
+  type Deserializer,
+  type LogTruncation,
+  LogTruncationError,
+  NoOffsetForPartitionError,
+  type OffsetAndTimestamp,
+  OffsetOutOfRangeError,
+  type PartitionAssignor,
+  type RebalanceListener,
+  RebalanceListenerError,
+  rangeAssignor,
+  roundRobinAssignor,
+  stickyAssignor,
+  type TopicPartitionOffset,
+  WakeupError,
+} from './consumer/index.js';
 export * from './errors.js';
+export { jsonReplacer } from './json.js';
 export type { PartitionMetadata, TopicMetadata } from './metadata.js';
 export type { HeaderValue, RecordHeaders } from './producer/batch-builder.js';
 export type { PartitionerContext, PartitionerFn, PartitionerOption } from './producer/partitioner.js';
@@ -44,25 +67,4 @@ export {
 export type { DeliveryCallback, RecordMetadata } from './producer/producer-batch.js';
 export type { Acks, ProducerOptions, Serializer } from './producer/producer-config.js';
 export type { ConsumerGroupMetadata, TransactionOffset, TransactionState } from './producer/transactions.js';
-export {
-  Consumer,
-  CommitFailedError,
-  type LogTruncation,
-  LogTruncationError,
-  NoOffsetForPartitionError,
-  OffsetOutOfRangeError,
-  RebalanceListenerError,
-  WakeupError,
-  cooperativeStickyAssignor,
-  rangeAssignor,
-  roundRobinAssignor,
-  stickyAssignor,
-  type ConsumerOptions,
-  type ConsumerRecord,
-  type Deserializer,
-  type OffsetAndTimestamp,
-  type PartitionAssignor,
-  type RebalanceListener,
-  type TopicPartitionOffset,
-} from './consumer/index.js';
-export { jsonReplacer } from './json.js';
+export { CLIENT_TLS_KEYS, sslFromKafkaProperties } from './tls-properties.js';

@@ -10,7 +10,7 @@ import type { ApiDescriptor } from '../protocol/messages/runtime.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import { backoffMs } from './backoff.js';
-import { Connection } from './connection.js';
+import { Connection, type TlsConnectOptions } from './connection.js';
 import { ClientClosedError, KafkaResponseError, UnsupportedVersionError } from './errors.js';
 
 /**
@@ -29,6 +29,8 @@ export interface BrokerLinkOptions {
   reconnectBackoffMaxMs?: number;
   /** Larger response frames close the connection as garbage; default 512 MiB. */
   maxResponseBytes?: number;
+  /** Connect with TLS (security.protocol=SSL); absent = plaintext. */
+  tls?: TlsConnectOptions;
   /** Sent in ApiVersions v3+ (KIP-511); defaults CLIENT_SOFTWARE_NAME / CLIENT_SOFTWARE_VERSION. */
   clientSoftwareName?: string;
   clientSoftwareVersion?: string;
@@ -41,6 +43,7 @@ interface ResolvedLinkOptions {
   reconnectBackoffMs: number;
   reconnectBackoffMaxMs: number;
   maxResponseBytes: number | undefined;
+  tls: TlsConnectOptions | undefined;
   clientSoftwareName: string;
   clientSoftwareVersion: string;
 }
@@ -112,6 +115,7 @@ function resolveLinkOptions(o: BrokerLinkOptions): ResolvedLinkOptions {
     reconnectBackoffMs,
     reconnectBackoffMaxMs: Math.max(reconnectBackoffMs, o.reconnectBackoffMaxMs ?? 1000),
     maxResponseBytes: o.maxResponseBytes,
+    tls: o.tls,
     clientSoftwareName: o.clientSoftwareName ?? CLIENT_SOFTWARE_NAME,
     clientSoftwareVersion: o.clientSoftwareVersion ?? CLIENT_SOFTWARE_VERSION,
   };
@@ -237,6 +241,7 @@ export class BrokerLink {
       connectTimeoutMs: this.#opts.connectionTimeoutMs,
       requestTimeoutMs: this.#opts.requestTimeoutMs,
       maxResponseBytes: this.#opts.maxResponseBytes,
+      ...(this.#opts.tls ? { tls: this.#opts.tls } : {}),
     });
     try {
       await conn.connect();

@@ -10,7 +10,24 @@
 // A request that times out closes the connection: its response may still arrive later, and with
 // ordered responses there is no way to skip it safely (Java does the same).
 import net from 'node:net';
+import tls from 'node:tls';
 import { ClientClosedError, ConnectionError, RequestTimeoutError } from './errors.js';
+
+/** TLS settings of an outbound connection (node:tls names); absent = plaintext. */
+export type TlsConnectOptions = Pick<
+  tls.ConnectionOptions,
+  | 'ca'
+  | 'cert'
+  | 'key'
+  | 'pfx'
+  | 'passphrase'
+  | 'rejectUnauthorized'
+  | 'servername'
+  | 'checkServerIdentity'
+  | 'minVersion'
+  | 'maxVersion'
+  | 'ciphers'
+>;
 
 export interface ConnectionOptions {
   host: string;
@@ -21,6 +38,8 @@ export interface ConnectionOptions {
   requestTimeoutMs: number;
   /** Frames larger than this are treated as a protocol violation (protects against garbage). */
   maxResponseBytes?: number;
+  /** Connect with TLS (the handshake counts against `connectTimeoutMs`). */
+  tls?: TlsConnectOptions;
 }
 
 export interface FrameRequest<T> {
@@ -85,7 +104,9 @@ export class Connection {
     if (this.#connecting) return this.#connecting;
     if (this.#socket) return Promise.resolve();
     this.#connecting = new Promise<void>((resolve, reject) => {
-      const socket = net.connect({ host: this.host, port: this.port, noDelay: true });
+      const socket = this.#opts.tls
+        ? this.#connectTls(this.#opts.tls)
+        : net.connect({ host: this.host, port: this.port, noDelay: true });
       const timer = setTimeout(() => {
         socket.destroy();
         fail(new ConnectionError(`connect to ${this.host}:${this.port} timed out`));
@@ -97,7 +118,7 @@ export class Connection {
         reject(err instanceof ConnectionError ? err : new ConnectionError(this.#describe(err), err));
       };
       socket.once('error', fail);
-      socket.once('connect', () => {
+      socket.once(this.#opts.tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         socket.off('error', fail);
         this.#socket = socket;
@@ -169,6 +190,19 @@ export class Connection {
     this.#corked = null;
     socket?.uncork();
   };
+
+  #connectTls(options: TlsConnectOptions): tls.TLSSocket {
+    // SNI carries a host name, never an address (RFC 6066); verification still checks either.
+    const servername = options.servername ?? (net.isIP(this.host) === 0 ? this.host : undefined);
+    const socket = tls.connect({
+      ...options,
+      host: this.host,
+      port: this.port,
+      ...(servername ? { servername } : {}),
+    });
+    socket.setNoDelay(true);
+    return socket;
+  }
 
   #describe(err: Error): string {
     return `connection to ${this.host}:${this.port} failed: ${err.message}`;

@@ -9,7 +9,12 @@ export {
   encodeClientRequest,
   type RequestOptions,
 } from './broker-link.js';
-export { Connection, type ConnectionOptions, type FrameRequest } from './connection.js';
+export {
+  Connection,
+  type ConnectionOptions,
+  type FrameRequest,
+  type TlsConnectOptions,
+} from './connection.js';
 export {
   ClientClosedError,
   ConnectionError,
@@ -19,3 +24,12 @@ export {
   RequestTimeoutError,
   UnsupportedVersionError,
 } from './errors.js';
+export { opensslCipherList, TlsSettingError, tlsVersionRange } from './tls-settings.js';
+export {
+  type KeyStoreSpec,
+  loadKeyStore,
+  loadTrustStore,
+  type TlsIdentity,
+  TlsStoreError,
+  type TrustStoreSpec,
+} from './tls-stores.js';

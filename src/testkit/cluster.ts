@@ -22,6 +22,12 @@ export interface TestClusterOptions {
   zookeeper?: TestZooKeeper;
   /** Broker configs for every broker (Kafka names). */
   overrides?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Listeners after the first (PLAINTEXT, the one `bootstrap()` names), e.g.
+   * `INTERNAL://127.0.0.1:0`; their protocols, `inter.broker.listener.name` and `ssl.*` go in
+   * `overrides` (`listener.security.protocol.map` must then name PLAINTEXT too).
+   */
+  extraListeners?: string;
   /** `zookeeper.session.timeout.ms` (default 6000: broker loss is noticed in seconds, yet a loaded machine keeps its sessions). */
   sessionTimeoutMs?: number;
   /** Racks by node id (`broker.rack`). */
@@ -122,7 +128,10 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
       'zookeeper.connect': zookeeperConnect,
       'zookeeper.session.timeout.ms': String(sessionTimeoutMs),
       // A restart reuses its port so clients' bootstrap lists stay valid.
-      listeners: `PLAINTEXT://127.0.0.1:${m.port ?? 0}`,
+      listeners: [
+        `PLAINTEXT://127.0.0.1:${m.port ?? 0}`,
+        ...(options.extraListeners ? [options.extraListeners] : []),
+      ].join(','),
       'controlled.shutdown.retry.backoff.ms': '500',
     };
     const rack = options.racks?.[m.nodeId];

@@ -8,7 +8,11 @@ import { type BrokerHandle, startBroker } from '../broker/broker.js';
 import type { Logger } from '../broker/logger.js';
 
 export interface TestBrokerOptions {
-  /** Kafka broker configs (e.g. `{ 'num.partitions': 3 }`). */
+  /**
+   * Kafka broker configs (e.g. `{ 'num.partitions': 3 }`). With `listeners` (several listeners,
+   * TLS: `SSL://127.0.0.1:0` plus `ssl.keystore.*`) the broker binds those instead of one
+   * PLAINTEXT listener on an ephemeral loopback port.
+   */
   overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Reuse a data directory (e.g. to restart on the data of a closed broker). */
   dataDir?: string;
@@ -22,15 +26,17 @@ export interface TestBroker extends BrokerHandle {
   close(): Promise<void>;
   /** Closes the broker and keeps its data (for restart tests). */
   stop(): Promise<void>;
+  /** `host:port` of one listener (e.g. `SSL`), as the broker advertises it. */
+  bootstrapFor(listener: string): string;
 }
 
 export async function startTestBroker(options: TestBrokerOptions = {}): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'samsa-test-')));
   let broker: BrokerHandle;
   try {
+    const ownListeners = options.overrides?.listeners !== undefined;
     broker = await startBroker({
-      host: '127.0.0.1',
-      port: 0,
+      ...(ownListeners ? {} : { host: '127.0.0.1', port: 0 }),
       dataDir,
       ...(options.nodeId !== undefined ? { nodeId: options.nodeId } : {}),
       ...(options.overrides ? { overrides: options.overrides } : {}),
@@ -44,6 +50,11 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     ...broker,
     dataDir,
     stop: () => broker.close(),
+    bootstrapFor(listener) {
+      const e = broker.endpoints.find((x) => x.listener === listener.toUpperCase());
+      if (e === undefined) throw new Error(`broker ${broker.nodeId} has no listener ${listener}`);
+      return `${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}`;
+    },
     async close() {
       await broker.close();
       await rm(dataDir, { recursive: true, force: true });
@@ -57,4 +68,9 @@ export {
   type TestClusterBroker,
   type TestClusterOptions,
 } from './cluster.js';
-export { expireZkSession, startTestZooKeeper, type TestZooKeeper, type TestZooKeeperOptions } from './zookeeper.js';
+export {
+  expireZkSession,
+  startTestZooKeeper,
+  type TestZooKeeper,
+  type TestZooKeeperOptions,
+} from './zookeeper.js';

@@ -4,7 +4,8 @@
 // Unknown topics are auto-created when both `auto.create.topics.enable` and the request's
 // AllowAutoTopicCreation (v4+, implied true before) allow it; the fresh topic is returned
 // complete because creation finishes (logs included) before we answer. Authorized-operation
-// fields (v8+) are INT32_MIN unless asked for; with no ACLs everything is allowed.
+// fields (v8+) are INT32_MIN unless asked for; with no ACLs everything is allowed. Brokers are
+// given with their endpoint for the listener the request came through (`listener-brokers.ts`).
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
@@ -18,17 +19,13 @@ import { topicNameError } from '../metadata/topic-names.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { defineApi } from './api.js';
 import { autoCreateTopic } from './auto-create.js';
-import type { BrokerServices } from './services.js';
+import { brokersForListener } from './listener-brokers.js';
 
 const OPS_NOT_REQUESTED = -2147483648;
 /** READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
 export const TOPIC_ALL_OPS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((a, b) => a | (1 << b), 0);
 /** CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, CREATE/DESCRIBE_TOKENS. */
 export const CLUSTER_ALL_OPS = [5, 7, 8, 9, 10, 11, 12, 13, 14].reduce((a, b) => a | (1 << b), 0);
-
-export function brokerList(broker: BrokerServices): MetadataResponse['brokers'] {
-  return broker.image.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack }));
-}
 
 function describeTopic(t: TopicView, ops: number): MetadataResponseMetadataResponseTopic {
   return {
@@ -106,7 +103,7 @@ export default defineApi<MetadataRequest, MetadataResponse>({
     }
     return {
       throttleTimeMs: 0,
-      brokers: brokerList(broker),
+      brokers: brokersForListener(ctx),
       clusterId: broker.image.clusterId,
       controllerId: broker.image.controllerId,
       topics,

@@ -2,7 +2,8 @@
 // __consumer_offsets, which is created on the first lookup as in Kafka. Key type 1
 // (transaction) → the leader of the id's partition of __transaction_state, created likewise. v0-3
 // carry one key and answer in the top-level fields (v0 without ErrorMessage); v4+ batch keys
-// (KIP-699) and answer per key in Coordinators.
+// (KIP-699) and answer per key in Coordinators. The coordinator's address is its endpoint for
+// the listener the request came through (none: COORDINATOR_NOT_AVAILABLE, as Kafka).
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import {
   type FindCoordinatorRequest,
@@ -11,6 +12,7 @@ import {
   findCoordinatorApi,
 } from '../../protocol/messages/generated/find-coordinator.js';
 import { defineApi, type RequestContext } from './api.js';
+import { brokersForListener } from './listener-brokers.js';
 
 const GROUP = 0;
 const TRANSACTION = 1;
@@ -36,11 +38,13 @@ async function locate(
     return fail(ErrorCode.INVALID_REQUEST, 'The transactional id is empty.');
   const loc = await owner.locate(key);
   if (loc.errorCode !== ErrorCode.NONE) return fail(loc.errorCode);
+  const at = brokersForListener(ctx).find((b) => b.nodeId === loc.nodeId);
+  if (at === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return {
     key,
     nodeId: loc.nodeId,
-    host: loc.host,
-    port: loc.port,
+    host: at.host,
+    port: at.port,
     errorCode: ErrorCode.NONE,
     errorMessage: null,
   };

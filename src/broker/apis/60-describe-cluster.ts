@@ -1,5 +1,6 @@
 // DescribeCluster (key 60), v0-1: the brokers, controller and cluster id of the image. v1's
-// EndpointType 2 (KRaft controllers) does not exist here: UNSUPPORTED_ENDPOINT_TYPE.
+// EndpointType 2 (KRaft controllers) does not exist here: UNSUPPORTED_ENDPOINT_TYPE. Brokers are
+// given with their endpoint for the listener the request came through, as Metadata does.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -9,6 +10,7 @@ import {
 } from '../../protocol/messages/generated/describe-cluster.js';
 import { CLUSTER_ALL_OPS } from './03-metadata.js';
 import { defineApi } from './api.js';
+import { brokersForListener } from './listener-brokers.js';
 
 const BROKERS_ENDPOINT = 1;
 
@@ -38,7 +40,7 @@ export default defineApi<DescribeClusterRequest, DescribeClusterResponse>({
       ...base,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
-      brokers: broker.image.brokers.map((b) => ({
+      brokers: brokersForListener(ctx).map((b) => ({
         brokerId: b.nodeId,
         host: b.host,
         port: b.port,

@@ -5,23 +5,22 @@
 import { readFileSync } from 'node:fs';
 import { BROKER_CONFIGS } from './broker-configs.js';
 import { parseList, toBoolean, toNumber, validateConfigValue } from './config-def.js';
+import { ConfigError } from './config-error.js';
+import { type ListenerEndpoint, type ListenersConfig, resolveListeners } from './listeners.js';
 import { parseProperties } from './properties.js';
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export interface BrokerConfig {
   readonly nodeId: number;
-  /** Address to bind. */
+  /** Address to bind of the first listener. */
   readonly host: string;
   readonly port: number;
-  /** Address given to clients in Metadata; null = derive from the bound address. */
+  /** Advertised address of the first listener; null = derive from the bound address. */
   readonly advertisedHost: string | null;
   readonly advertisedPort: number | null;
+  /** Every listener (bound, advertised) and the inter-broker listener's name. */
+  readonly listeners: ListenersConfig;
   readonly rack: string | null;
   readonly logDirs: readonly string[];
   readonly socketRequestMaxBytes: number;
@@ -81,10 +80,12 @@ export function loadBrokerConfig(input: BrokerConfigInput = {}): BrokerConfig {
   }
   if (input.nodeId !== undefined) props.set('node.id', String(input.nodeId));
   if (input.host !== undefined || input.port !== undefined) {
-    const current = parseListener(props.get('listeners') ?? BROKER_CONFIGS.get('listeners')!.default!);
+    // --host/--port move the first listener; the others stay as configured.
+    const [first, ...rest] = parseList(props.get('listeners') ?? BROKER_CONFIGS.get('listeners')!.default!);
+    const current = parseListener(first ?? '');
     const host = input.host ?? current.host;
     const port = input.port ?? current.port;
-    props.set('listeners', `PLAINTEXT://${formatHost(host)}:${port}`);
+    props.set('listeners', [`${current.name}://${formatHost(host)}:${port}`, ...rest].join(','));
   }
   return buildBrokerConfig(props);
 }
@@ -99,9 +100,11 @@ export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerCon
   }
   const get = (k: string): string | null => props.get(k) ?? BROKER_CONFIGS.get(k)?.default ?? null;
   const num = (k: string): number => toNumber(get(k)!);
-  const listener = parseListener(get('listeners')!);
-  const advertisedRaw = get('advertised.listeners');
-  const advertised = advertisedRaw ? parseListener(advertisedRaw) : null;
+  const listeners = resolveListeners(get, (k) => props.has(k));
+  const listener = bindAddress(listeners.listeners[0]!);
+  const advertised = props.get('advertised.listeners')
+    ? listeners.advertised.find((a) => a.name === listeners.listeners[0]!.name)
+    : undefined;
   const nodeIdRaw = props.get('node.id') ?? props.get('broker.id') ?? get('node.id')!;
   const logDirs = parseList(get('log.dirs') ?? get('log.dir')!);
   if (logDirs.length === 0) throw new ConfigError('log.dirs must name at least one directory');
@@ -111,6 +114,7 @@ export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerCon
     port: listener.port,
     advertisedHost: advertised?.host || null,
     advertisedPort: advertised ? advertised.port : null,
+    listeners,
     rack: get('broker.rack'),
     logDirs,
     socketRequestMaxBytes: num('socket.request.max.bytes'),
@@ -157,6 +161,11 @@ export function parseListener(value: string): Listener {
   const host = m[2]!.startsWith('[') ? m[2]!.slice(1, -1) : m[2]!;
   // Kafka binds every interface when the host is empty.
   return { name: m[1]!, host: host === '' ? '0.0.0.0' : host, port };
+}
+
+/** Where a listener binds: Kafka binds every interface when the host is empty. */
+export function bindAddress(l: ListenerEndpoint): { host: string; port: number } {
+  return { host: l.host === '' ? '0.0.0.0' : l.host, port: l.port };
 }
 
 function formatHost(host: string): string {

@@ -7,6 +7,7 @@
 import { atLeast, between, type ConfigDef, LONG_MAX, listOf, oneOf } from './config-def.js';
 import { dynamicMode } from './dynamic-broker-keys.js';
 import { DEFAULT_MESSAGE_FORMAT_VERSION, validateMetadataVersion } from './message-format-version.js';
+import { SECURITY_BROKER_CONFIGS } from './security-broker-configs.js';
 import { COMPRESSION_TYPES } from './topic-configs.js';
 
 export interface BrokerConfigDef extends ConfigDef {
@@ -244,6 +245,7 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('group.initial.rebalance.delay.ms', 'int', '3000', 'Initial rebalance delay.'),
   def('group.min.session.timeout.ms', 'int', '6000', 'Min session timeout.'),
   def('group.max.session.timeout.ms', 'int', '1800000', 'Max session timeout.'),
+  ...SECURITY_BROKER_CONFIGS,
 ];
 
 export { def as brokerConfigDef };

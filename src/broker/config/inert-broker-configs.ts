@@ -1,49 +1,27 @@
 // Kafka 3.9's dynamic broker keys that Samsa accepts, stores and describes but does not act on
-// (TLS, SASL, thread pools, quotas, tiered storage: Samsa has no such machinery). Kafka's types
+// (TLS engine settings, SASL, thread pools, quotas, tiered storage: Samsa has no such machinery). Kafka's types
 // and defaults, so DescribeConfigs shows what a Kafka broker shows and AlterConfigs validates
 // values as Kafka would. Kept apart from BROKER_CONFIGS: `samsa start` still says a
 // server.properties key from this list has no effect.
 
 import { BROKER_CONFIGS, type BrokerConfigDef, brokerConfigDef as def } from './broker-configs.js';
-import { atLeast, between, LONG_MAX, oneOf } from './config-def.js';
+import { atLeast, between, LONG_MAX } from './config-def.js';
 
 const INT_MAX = '2147483647';
 const DOUBLE_MAX = '1.7976931348623157E308';
 
 const INERT: readonly BrokerConfigDef[] = [
-  def('ssl.keystore.type', 'string', 'JKS', 'Keystore format.'),
-  def('ssl.keystore.location', 'string', null, 'Keystore file.'),
-  def('ssl.keystore.password', 'password', null, 'Keystore password.'),
-  def('ssl.key.password', 'password', null, 'Private key password.'),
-  def('ssl.truststore.type', 'string', 'JKS', 'Truststore format.'),
-  def('ssl.truststore.location', 'string', null, 'Truststore file.'),
-  def('ssl.truststore.password', 'password', null, 'Truststore password.'),
-  def('ssl.keystore.certificate.chain', 'password', null, 'Certificate chain (PEM).'),
-  def('ssl.keystore.key', 'password', null, 'Private key (PEM).'),
-  def('ssl.truststore.certificates', 'password', null, 'Trusted certificates (PEM).'),
   def('ssl.protocol', 'string', 'TLSv1.3', 'SSLContext protocol.'),
   def('ssl.provider', 'string', null, 'Security provider.'),
-  def('ssl.cipher.suites', 'list', '', 'Cipher suites.'),
-  def('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3', 'Enabled TLS versions.'),
   def('ssl.keymanager.algorithm', 'string', 'SunX509', 'Key manager algorithm.'),
   def('ssl.trustmanager.algorithm', 'string', 'PKIX', 'Trust manager algorithm.'),
-  def('ssl.endpoint.identification.algorithm', 'string', 'https', 'Hostname verification.'),
   def('ssl.secure.random.implementation', 'string', null, 'SecureRandom implementation.'),
-  def('ssl.client.auth', 'string', 'none', 'Client authentication.', {
-    validate: oneOf(['required', 'requested', 'none']),
-  }),
   def('ssl.engine.factory.class', 'class', null, 'SSLEngine factory.'),
   def(
     'principal.builder.class',
     'class',
     'org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder',
     'Principal builder.',
-  ),
-  def(
-    'listener.security.protocol.map',
-    'string',
-    'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
-    'Listener name to security protocol.',
   ),
   def('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI', 'SASL mechanism between brokers.'),
   def('sasl.jaas.config', 'password', null, 'JAAS login context.'),

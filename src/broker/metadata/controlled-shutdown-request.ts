@@ -4,7 +4,7 @@
 // then find the new leaders at once instead of waiting for the session timeout. When this broker
 // is the controller itself, the same request is a direct call.
 
-import { BrokerLink } from '../../net/index.js';
+import { BrokerLink, type TlsConnectOptions } from '../../net/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { controlledShutdownApi } from '../../protocol/messages/generated/controlled-shutdown.js';
 import type { Logger } from '../logger.js';
@@ -23,6 +23,8 @@ export interface ControlledShutdownOptions {
   readonly logger: Logger;
   /** Per-request timeout (Kafka: request.timeout.ms of the controller channel). */
   readonly requestTimeoutMs?: number;
+  /** TLS to the controller (an SSL inter-broker listener). */
+  readonly tls?: TlsConnectOptions;
 }
 
 /** Resolves true once this broker leads nothing, false when the attempts ran out. */
@@ -60,6 +62,7 @@ async function askController(o: ControlledShutdownOptions): Promise<number> {
   const link = new BrokerLink(target.nodeId, target.host, target.port, {
     clientId: `samsa-broker-${o.nodeId}`,
     requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+    ...(o.tls ? { tls: o.tls } : {}),
   });
   try {
     const res = await link.request(

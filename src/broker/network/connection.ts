@@ -45,10 +45,21 @@ export type RequestOutcome =
       readonly rejected?: boolean;
     };
 
+/** The listener a connection came through and who the peer is (Kafka's RequestContext fields). */
+export interface ConnectionSecurity {
+  /** Upper-case listener name, e.g. `PLAINTEXT`, `SSL`, `INTERNAL`. */
+  readonly listenerName: string;
+  readonly securityProtocol: string;
+  /** `User:ANONYMOUS`, or `User:<mapped certificate subject>` for a TLS client certificate. */
+  readonly principal: string;
+}
+
 /** Per-connection facts handlers may read (and state they may keep, e.g. the client name). */
 export interface ConnectionContext {
   readonly id: number;
   readonly remoteAddress: string;
+  /** Absent only in hand-made contexts (tests): a PLAINTEXT listener and an anonymous peer. */
+  readonly security?: ConnectionSecurity;
   clientSoftwareName: string;
   clientSoftwareVersion: string;
 }
@@ -76,6 +87,8 @@ export interface ConnectionOptions {
   readonly logger: Logger;
   /** Where refused requests are reported (rate-limited warnings); absent = debug log only. */
   readonly rejections?: RejectionLog;
+  /** The listener and the peer's principal (see `ConnectionContext.security`). */
+  readonly security?: ConnectionSecurity;
 }
 
 type PauseReason = 'memory' | 'drain' | 'shutdown' | 'backlog';
@@ -127,6 +140,7 @@ export class Connection {
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      ...(opts.security ? { security: opts.security } : {}),
       clientSoftwareName: '',
       clientSoftwareVersion: '',
     };

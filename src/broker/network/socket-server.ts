@@ -1,12 +1,26 @@
-// The TCP listener: accepts connections, enforces `max.connections`, and on shutdown stops
-// accepting, lets every connection answer what it already received, then closes them.
+// One listener (`listeners` entry): accepts connections, enforces `max.connections`, and on
+// shutdown stops accepting, lets every connection answer what it already received, then closes
+// them. A TLS listener hands a connection on only once its handshake succeeded; a failed
+// handshake (plaintext bytes, an untrusted or expired client certificate) closes that
+// connection alone. Every connection learns its listener and its peer's principal.
 
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../logger.js';
 import { BufferPool } from './buffer-pool.js';
-import { Connection, type RequestHandler } from './connection.js';
+import { Connection, type ConnectionSecurity, type RequestHandler } from './connection.js';
 import { MemoryPool } from './memory-pool.js';
+import { ANONYMOUS, sslPrincipal } from './principal-mapper.js';
 import { RejectionLog } from './rejection-log.js';
+import type { TlsListener } from './tls-listener.js';
+
+export interface ListenerIdentity {
+  /** Upper-case listener name. */
+  readonly name: string;
+  readonly securityProtocol: string;
+  /** Set for SSL listeners (and only for them). */
+  readonly tls?: TlsListener;
+}
 
 export interface SocketServerOptions {
   readonly host: string;
@@ -24,7 +38,11 @@ export interface SocketServerOptions {
   readonly buffers?: BufferPool;
   /** Per-connection read-ahead limit (`DEFAULT_MAX_BACKLOG_BYTES`). */
   readonly maxBacklogBytes?: number;
+  /** Which listener this is; default a PLAINTEXT listener named PLAINTEXT. */
+  readonly listener?: ListenerIdentity;
 }
+
+const PLAINTEXT: ListenerIdentity = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' };
 
 export class SocketServer {
   readonly pool: MemoryPool;
@@ -43,8 +61,53 @@ export class SocketServer {
     this.rejections = new RejectionLog(opts.logger);
     // allowHalfOpen: a client that sends its request and then shuts down its write side still
     // gets the answer before we close.
-    this.server = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s));
+    const tls = this.listener.tls;
+    if (tls === undefined) {
+      this.server = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s));
+    } else {
+      this.server = createTlsServer({ ...tls.options, allowHalfOpen: true, noDelay: true }, (s) =>
+        this.acceptTls(s, tls),
+      );
+      // Node destroys the socket; only that client is affected.
+      this.server.on('tlsClientError', (e: Error, s: TLSSocket) =>
+        opts.logger.log('debug', 'TLS handshake failed', {
+          listener: this.listener.name,
+          conn: `${s.remoteAddress ?? '?'}:${s.remotePort ?? '?'}`,
+          error: e.message,
+        }),
+      );
+    }
     this.server.maxConnections = opts.maxConnections;
+  }
+
+  get listener(): ListenerIdentity {
+    return this.opts.listener ?? PLAINTEXT;
+  }
+
+  private acceptTls(socket: TLSSocket, tls: TlsListener): void {
+    const cert = socket.getPeerX509Certificate();
+    // `requested` lets a client without a certificate in, never one with an invalid certificate.
+    if (cert !== undefined && !socket.authorized) {
+      this.refuse(socket, `client certificate refused: ${String(socket.authorizationError)}`);
+      return;
+    }
+    let principal: string;
+    try {
+      principal = sslPrincipal(tls.principalRules, cert);
+    } catch (e) {
+      this.refuse(socket, (e as Error).message);
+      return;
+    }
+    this.accept(socket, principal);
+  }
+
+  private refuse(socket: Socket, why: string): void {
+    this.opts.logger.log('info', 'TLS client refused', {
+      listener: this.listener.name,
+      conn: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      why,
+    });
+    socket.destroy();
   }
 
   get port(): number {
@@ -75,7 +138,12 @@ export class SocketServer {
     });
   }
 
-  private accept(socket: Socket): void {
+  private accept(socket: Socket, principal = ANONYMOUS): void {
+    const security: ConnectionSecurity = {
+      listenerName: this.listener.name,
+      securityProtocol: this.listener.securityProtocol,
+      principal,
+    };
     const conn = new Connection(
       socket,
       this.nextId++,
@@ -88,6 +156,7 @@ export class SocketServer {
         handler: this.opts.handler,
         logger: this.opts.logger,
         rejections: this.rejections,
+        security,
       },
       (c) => this.connections.delete(c),
     );

@@ -6,7 +6,7 @@
 // a backoff. When the active controller runs on this broker the request is a direct call, as the
 // controlled shutdown does.
 
-import { BrokerLink } from '../../net/index.js';
+import { BrokerLink, type TlsConnectOptions } from '../../net/index.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import {
   type AlterPartitionRequest,
@@ -33,6 +33,8 @@ export interface AlterPartitionSenderOptions {
   /** Wait before sending a failed request again (default 100 ms, doubling up to 5 s). */
   readonly retryBackoffMs?: number;
   readonly requestTimeoutMs?: number;
+  /** TLS to the controller (an SSL inter-broker listener). */
+  readonly tls?: TlsConnectOptions;
 }
 
 const key = (p: { topic: string; partition: number }) => `${p.topic}\u0000${p.partition}`;
@@ -194,6 +196,7 @@ export class AlterPartitionSender {
       this.#link = new BrokerLink(id, target.host, target.port, {
         clientId: `samsa-alter-partition-${this.#options.nodeId}`,
         requestTimeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+        ...(this.#options.tls ? { tls: this.#options.tls } : {}),
       });
     }
     return this.#link.request(alterPartitionApi, body, { maxVersion: VERSION });

@@ -9,7 +9,7 @@
 // waits for the response being applied, so a partition handed to another fetcher or made leader
 // never gets an append from an older fetch.
 
-import { BrokerLink } from '../../net/index.js';
+import { BrokerLink, type TlsConnectOptions } from '../../net/index.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { type FetchRequest, type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
 import type { Logger } from '../logger.js';
@@ -33,6 +33,8 @@ export interface ReplicaFetcherConfig {
   readonly backoffMs: number;
   /** `replica.socket.timeout.ms`: how long a fetch may stay unanswered. */
   readonly socketTimeoutMs: number;
+  /** TLS to the leaders (an SSL inter-broker listener). */
+  readonly tls?: TlsConnectOptions;
   readonly logger: Logger;
 }
 
@@ -71,6 +73,7 @@ export class ReplicaFetcher {
     this.#link = new BrokerLink(leaderId, host, port, {
       clientId: `broker-${config.nodeId}-fetcher-${fetcherId}`,
       requestTimeoutMs: config.socketTimeoutMs + config.waitMaxMs,
+      ...(config.tls ? { tls: config.tls } : {}),
     });
     this.#loop = this.#run();
   }

@@ -4,6 +4,7 @@
 // followers that lag). Configs are Kafka's `num.replica.fetchers`, `replica.fetch.*`,
 // `replica.socket.timeout.ms` and `replica.lag.time.max.ms`, read once at start.
 
+import type { TlsConnectOptions } from '../../net/connection.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import type { Logger } from '../logger.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
@@ -22,6 +23,8 @@ export interface ReplicationOptions {
   readonly localController?: ActiveController & { readonly isActive: boolean };
   /** This broker's registration epoch (-1 before it registered). */
   readonly brokerEpoch: () => bigint;
+  /** TLS of connections to other brokers (an SSL inter-broker listener). */
+  readonly tls?: TlsConnectOptions;
   readonly logger: Logger;
 }
 
@@ -45,6 +48,7 @@ export function startReplication(o: ReplicationOptions): Replication {
     backoffMs: num('replica.fetch.backoff.ms'),
     socketTimeoutMs: num('replica.socket.timeout.ms'),
     brokerAddress: (id) => o.image.broker(id),
+    ...(o.tls ? { tls: o.tls } : {}),
     logger: o.logger,
   });
   const alterPartition = new AlterPartitionSender({
@@ -52,6 +56,7 @@ export function startReplication(o: ReplicationOptions): Replication {
     brokerEpoch: o.brokerEpoch,
     image: o.image,
     localController: o.localController,
+    ...(o.tls ? { tls: o.tls } : {}),
     logger: o.logger,
   });
   o.replicas.setReplicaFetcherHooks(fetchers);

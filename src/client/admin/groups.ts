@@ -38,6 +38,8 @@ export interface GroupDescription {
   /** The chosen assignor (e.g. "range"). */
   protocol: string;
   members: GroupMemberDescription[];
+  /** The broker that coordinates the group (the one that answered). */
+  coordinator: { nodeId: number; host: string; port: number };
 }
 
 export interface CommittedOffset extends TopicPartition {
@@ -87,7 +89,8 @@ export async function describeGroups(
   return Promise.all(
     groupIds.map((groupId) =>
       ctx.retry(async () => {
-        const res = await (await ctx.groupCoordinator(groupId)).request(describeGroupsApi, {
+        const coordinator = await ctx.groupCoordinator(groupId);
+        const res = await coordinator.request(describeGroupsApi, {
           groups: [groupId],
           includeAuthorizedOperations: false,
         });
@@ -108,6 +111,7 @@ export async function describeGroups(
             assignment: decodeAssignment(g.protocolType, m.memberAssignment),
             rawAssignment: m.memberAssignment,
           })),
+          coordinator: { nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port },
         };
       }),
     ),

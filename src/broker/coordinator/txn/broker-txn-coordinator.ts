@@ -2,6 +2,7 @@
 // as Kafka does on the first FindCoordinator for a transactional id: compacted,
 // `transaction.state.log.num.partitions` partitions), loads the partitions this broker leads,
 // and answers "who coordinates transactional id X".
+import type { TlsConnectOptions } from '../../../net/connection.js';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
 import type { MetadataView } from '../../metadata/cluster-image.js';
@@ -26,6 +27,8 @@ export interface TxnCoordinatorDeps {
   readonly replicas: ReplicaManager;
   readonly producerIds: ProducerIdManager;
   readonly groups: BrokerGroupCoordinator | undefined;
+  /** TLS of connections to other brokers (an SSL inter-broker listener). */
+  readonly interBrokerTls?: TlsConnectOptions;
   readonly logger: Logger;
 }
 
@@ -41,7 +44,12 @@ export class BrokerTxnCoordinator {
       replicas.get(TRANSACTION_STATE_TOPIC, p),
     );
     const nodeId = deps.config.nodeId;
-    this.#links = new BrokerLinks(deps.image, `samsa-txn-coordinator-${nodeId}`, REMOTE_TIMEOUT_MS);
+    this.#links = new BrokerLinks(
+      deps.image,
+      `samsa-txn-coordinator-${nodeId}`,
+      REMOTE_TIMEOUT_MS,
+      deps.interBrokerTls,
+    );
     this.markers = new BrokerMarkerWriter({
       image: deps.image,
       replicas,

@@ -1,0 +1,63 @@
+// The listener and TLS keys Samsa acts on, with Kafka's types and defaults. Kept in their own
+// list (spread into BROKER_CONFIGS) so the security keys are found in one place; `dynamic`
+// comes from Kafka's table like every other broker key. Values are resolved per listener by
+// `listener-ssl-config.ts` (`listener.name.<l>.ssl.*` wins key by key).
+
+import type { BrokerConfigDef } from './broker-configs.js';
+import { type ConfigDef, oneOf } from './config-def.js';
+import { dynamicMode } from './dynamic-broker-keys.js';
+
+function def(
+  name: string,
+  type: ConfigDef['type'],
+  dflt: string | null,
+  doc: string,
+  validate?: ConfigDef['validate'],
+): BrokerConfigDef {
+  return {
+    name,
+    type,
+    default: dflt,
+    doc,
+    dynamic: dynamicMode(name) !== null,
+    ...(validate ? { validate } : {}),
+  };
+}
+
+export const SECURITY_BROKER_CONFIGS: readonly BrokerConfigDef[] = [
+  def(
+    'listener.security.protocol.map',
+    'string',
+    'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+    'Listener name to security protocol.',
+  ),
+  def('inter.broker.listener.name', 'string', null, 'Listener brokers and the controller talk over.'),
+  def(
+    'security.inter.broker.protocol',
+    'string',
+    'PLAINTEXT',
+    'Security protocol between brokers (when inter.broker.listener.name is not set).',
+    oneOf(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'], true),
+  ),
+  def('ssl.keystore.type', 'string', 'JKS', 'Keystore format: PKCS12 or PEM (JKS must be converted).'),
+  def('ssl.keystore.location', 'string', null, 'Keystore file.'),
+  def('ssl.keystore.password', 'password', null, 'Keystore password.'),
+  def('ssl.key.password', 'password', null, 'Private key password.'),
+  def('ssl.keystore.certificate.chain', 'password', null, 'Certificate chain (PEM).'),
+  def('ssl.keystore.key', 'password', null, 'Private key (PEM).'),
+  def('ssl.truststore.type', 'string', 'JKS', 'Truststore format: PKCS12 or PEM.'),
+  def('ssl.truststore.location', 'string', null, 'Truststore file.'),
+  def('ssl.truststore.password', 'password', null, 'Truststore password.'),
+  def('ssl.truststore.certificates', 'password', null, 'Trusted certificates (PEM).'),
+  def(
+    'ssl.client.auth',
+    'string',
+    'none',
+    'Client authentication.',
+    oneOf(['required', 'requested', 'none']),
+  ),
+  def('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3', 'Enabled TLS versions.'),
+  def('ssl.cipher.suites', 'list', '', 'Cipher suites (IANA or OpenSSL names; empty = the defaults).'),
+  def('ssl.endpoint.identification.algorithm', 'string', 'https', 'Hostname verification (inter-broker).'),
+  def('ssl.principal.mapping.rules', 'string', 'DEFAULT', 'Certificate subject to principal name rules.'),
+];
