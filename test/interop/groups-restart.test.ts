@@ -12,10 +12,11 @@ import { offsetCommitApi } from '../../src/protocol/messages/generated/offset-co
 import { offsetFetchApi } from '../../src/protocol/messages/generated/offset-fetch.js';
 import { syncGroupApi } from '../../src/protocol/messages/generated/sync-group.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { scaled } from '../support/timeouts.js';
 import { waitFor } from './support/consumer-procs.js';
 import { BrokerProcess } from './support/groups-broker.js';
 
-test('groups and offsets survive clean and SIGKILL restarts', { timeout: 120_000 }, async () => {
+test('groups and offsets survive clean and SIGKILL restarts', { timeout: scaled(600_000) }, async () => {
   const broker = await BrokerProcess.create({ 'group.initial.rebalance.delay.ms': 0 });
   after(() => broker.destroy());
   await broker.start();
@@ -84,15 +85,26 @@ test('groups and offsets survive clean and SIGKILL restarts', { timeout: 120_000
         },
       ],
     });
-  const rawFetch = async () =>
-    (
-      await rc.request(offsetFetchApi, 1, {
-        groupId: 'raw',
-        topics: [{ name: 'r', partitionIndexes: [1] }],
-        groups: [],
-        requireStable: false,
-      })
-    ).topics[0]?.partitions[0]?.committedOffset;
+  // After a restart the coordinator may still be loading its partition: OffsetFetch answers
+  // COORDINATOR_LOAD_IN_PROGRESS (offset -1) until it is done, and clients retry, as here.
+  const rawFetch = async () => {
+    const deadline = Date.now() + scaled(60_000);
+    for (;;) {
+      const p = (
+        await rc.request(offsetFetchApi, 1, {
+          groupId: 'raw',
+          topics: [{ name: 'r', partitionIndexes: [1] }],
+          groups: [],
+          requireStable: false,
+        })
+      ).topics[0]?.partitions[0];
+      if (p?.errorCode !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || Date.now() > deadline) {
+        assert.equal(p?.errorCode, ErrorCode.NONE, 'OffsetFetch');
+        return p?.committedOffset;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
   const rawHeartbeat = async () =>
     (
       await rc.request(heartbeatApi, 0, {

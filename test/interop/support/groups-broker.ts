@@ -80,7 +80,10 @@ export class BrokerProcess {
   /** SIGTERM (clean shutdown) or SIGKILL; resolves once the process is gone. */
   async stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
     const child = this.child;
-    if (child === null || child.exitCode !== null) return;
+    // A process killed by a signal has no exit code: without the signalCode check, a second
+    // stop (the after-hook's, behind a stop a timed-out test abandoned) waited for an 'exit'
+    // event that had already been emitted, and the file hung.
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill(signal);
     await exited;
