@@ -64,7 +64,11 @@ try {
       ['measure', 'ms', 'vs one fdatasync'],
       [
         ['one appended line + fdatasync (floor)', floor.toFixed(2), '1.0×'],
-        ['CreateTopics, mean per topic', created.perTopic.toFixed(2), `${(created.perTopic / floor).toFixed(1)}×`],
+        [
+          'CreateTopics, mean per topic',
+          created.perTopic.toFixed(2),
+          `${(created.perTopic / floor).toFixed(1)}×`,
+        ],
         ['CreateTopics, last 100 (growth)', created.last.toFixed(2), `${(created.last / floor).toFixed(1)}×`],
       ],
     ),

@@ -18,6 +18,7 @@ import { logConfigFor } from './config/log-config-for.js';
 import { brokerMessageFormatWarning } from './config/message-format-version.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { BrokerTxnCoordinator } from './coordinator/txn/broker-txn-coordinator.js';
+import { HttpListener } from './http/http-listener.js';
 import { type Logger, silentLogger } from './logger.js';
 import { requestControlledShutdown } from './metadata/controlled-shutdown-request.js';
 import { BrokerChannel } from './metadata/controller/broker-channel.js';
@@ -26,9 +27,12 @@ import { BrokerControllerRequestReceiver } from './metadata/controller-request-r
 import { ProducerIdManager } from './metadata/producer-ids.js';
 import { MetadataPublisher } from './metadata/publisher.js';
 import { followPublisher } from './metadata/publisher-wiring.js';
+import { ScramCredentials } from './metadata/scram-credentials.js';
 import type { MetadataStore } from './metadata/store/metadata-store.js';
 import { openMetadataStore } from './metadata/store/open-store.js';
 import { TopicCommands } from './metadata/topic-commands.js';
+import { BrokerMetrics } from './metrics/broker-metrics.js';
+import { brokerMetricsRegistry } from './metrics/metrics-registry.js';
 import {
   BrokerListeners,
   type PreparedListener,
@@ -66,6 +70,8 @@ export interface BrokerHandle {
   /** What this broker registered: each advertised listener (the first is `host`/`port`). */
   readonly endpoints: readonly RegisteredEndpoint[];
   readonly services: BrokerServices;
+  /** The bound address of `http.listener` (/metrics, /health); null when unset. */
+  readonly http: { readonly host: string; readonly port: number } | null;
   /** Graceful stop: answers what was received, flushes, checkpoints. Idempotent. */
   close(): Promise<void>;
 }
@@ -108,6 +114,10 @@ async function assemble(
   const interBrokerListener = config.listeners.interBrokerListener;
   const linkTls = interBrokerLink ? { tls: interBrokerLink } : {};
   const nodeId = config.nodeId;
+  // First, so that /health/live answers (and /health/ready says 503) while the logs load.
+  const http = config.httpListener ? await HttpListener.open({ ...config.httpListener, logger }) : null;
+  if (http) cleanups.push(() => http.close());
+  const metrics = http ? new BrokerMetrics() : undefined;
   const store = givenStore ?? (await openMetadataStore(config, logger));
   cleanups.push(() => store.close());
   const clusterId = await store.clusterId();
@@ -203,6 +213,7 @@ async function assemble(
   const groups = new BrokerGroupCoordinator({ config, image, commands, replicas, logger });
   cleanups.push(() => groups.close());
   const producerIds = new ProducerIdManager(store, nodeId);
+  const scram = new ScramCredentials(store);
   const txns = new BrokerTxnCoordinator({
     config,
     image,
@@ -226,6 +237,7 @@ async function assemble(
     replicas,
     logs,
     producerIds,
+    scram,
     registry: new ApiRegistry(ALL_HANDLERS),
     logger,
     groups,
@@ -234,6 +246,7 @@ async function assemble(
     controllerRequests: receiver,
     activeController: controller,
     leadership: controller,
+    metrics,
   };
   const server = await BrokerListeners.open(prepared, {
     maxRequestBytes: config.socketRequestMaxBytes,
@@ -243,6 +256,7 @@ async function assemble(
     handler: new Dispatcher(services),
     logger,
     buffers,
+    scramCredentials: (user, mechanism) => scram.lookup(user, mechanism),
   });
   cleanups.push(() => server.close());
   const endpoints = server.endpoints(config);
@@ -335,9 +349,11 @@ async function assemble(
       fencedByDisconnect = [];
       fencedByStall = [];
       fence('metadata store session expired');
+      http?.setReady(false);
       store.registerBroker(registration).then(
         (epoch) => {
           brokerEpoch = epoch;
+          http?.setReady(true);
           logger.log('info', 'registered again after a session expiry', {
             nodeId,
             brokerEpoch: String(epoch),
@@ -365,6 +381,18 @@ async function assemble(
   );
   if (!ready) logger.log('warn', 'serving before the controller sent this broker its metadata', { nodeId });
   logs.startBackgroundTasks();
+  if (http && metrics) {
+    http.serveMetrics(
+      brokerMetricsRegistry({
+        metrics,
+        replicas,
+        image,
+        isActiveController: () => controller.isActive,
+        groupStates: async () => (await groups.coordinator.listGroups([], [])).groups.map((g) => g.state),
+      }),
+    );
+    http.setReady(true);
+  }
   logger.log('info', 'broker started', { nodeId, host, port, clusterId, brokerEpoch: String(brokerEpoch) });
 
   let closing: Promise<void> | null = null;
@@ -378,8 +406,10 @@ async function assemble(
     listeners: server.servers.map((s) => ({ name: s.listener.name, host: s.host, port: s.port })),
     endpoints,
     services,
+    http: http?.address ?? null,
     close() {
       closing ??= (async () => {
+        http?.setReady(false);
         // In a cluster, hand the leaderships over first (still serving while they move).
         if (config.zookeeperConnect !== null && config.controlledShutdownEnable) {
           await requestControlledShutdown({
@@ -404,6 +434,7 @@ async function assemble(
         await logs.close();
         await store.close();
         buffers.close();
+        await http?.close();
         await cleanups[0]!();
         logger.log('info', 'broker stopped', { nodeId });
       })();

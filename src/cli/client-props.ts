@@ -3,11 +3,14 @@
 // supports becomes an option; a Kafka key it does not (send.buffer.bytes, interceptor.classes, …)
 // is dropped with a warning, as Kafka's clients warn about keys they do not use; a key that no
 // Kafka client knows is an error naming the closest real one, so a typo never keeps a default.
+// `security.protocol`, the TLS keys, `sasl.mechanism` and `sasl.jaas.config` become the `ssl`
+// and `sasl` options (`client/security-properties.ts`).
 
 import { readFileSync } from 'node:fs';
 import { parseProperties } from '../broker/config/properties.js';
 import { fromKafkaProperties } from '../client/config.js';
 import { consumerOptionsFromProperties } from '../client/consumer/consumer-config.js';
+import { CLIENT_SECURITY_KEYS, securityFromKafkaProperties } from '../client/security-properties.js';
 import { CommandUsageError } from './commands/common.js';
 import { didYouMean } from './suggest.js';
 
@@ -111,6 +114,8 @@ const ADMIN_OPTIONS = new Set([
   'retryBackoffMs',
   'retryBackoffMaxMs',
   'metadataMaxAgeMs',
+  'ssl',
+  'sasl',
 ]);
 
 /** Serializers the console tools make irrelevant (they move bytes): accepted without a word. */
@@ -156,11 +161,11 @@ export function clientOptionsFrom(
   warn: (line: string) => void,
 ): Record<string, unknown> {
   const supported: Record<string, string> = {};
+  const security: Record<string, string> = {};
   const ignored: string[] = [];
   for (const [k, v] of Object.entries(props)) {
-    if (k === 'security.protocol') {
-      if (v.trim().toUpperCase() !== 'PLAINTEXT')
-        throw new CommandUsageError(`security.protocol=${v} is not supported: samsa speaks PLAINTEXT only`);
+    if (CLIENT_SECURITY_KEYS.includes(k)) {
+      security[k] = v;
       continue;
     }
     if (QUIETLY_IGNORED.test(k)) continue;
@@ -176,5 +181,11 @@ export function clientOptionsFrom(
   }
   if (ignored.length > 0)
     warn(`samsa: ignoring ${kind} properties samsa's client does not use: ${ignored.join(', ')}`);
-  return convert(kind, supported);
+  let secure: Record<string, unknown>;
+  try {
+    secure = { ...securityFromKafkaProperties(security) };
+  } catch (e) {
+    throw new CommandUsageError((e as Error).message);
+  }
+  return { ...convert(kind, supported), ...secure };
 }

@@ -15,12 +15,24 @@ export interface ConfigKeyReport {
   readonly noEffect: string[];
 }
 
+/** Keys a `listener.name.<l>.` prefix overrides for that listener (listener-ssl/sasl-config.ts). */
+const PER_LISTENER =
+  /^(ssl\.[a-z.]+|sasl\.enabled\.mechanisms|connections\.max\.reauth\.ms|connection\.failed\.authentication\.delay\.ms|plain\.sasl\.jaas\.config)$/;
+
+/** `listener.name.<l>.<key>` that samsa reads for that listener. */
+function actsPerListener(key: string): boolean {
+  const m = /^listener\.name\.[^.]+\.(.+)$/.exec(key);
+  if (!m) return false;
+  const rest = m[1]!;
+  return PER_LISTENER.test(rest) && (rest.includes('jaas') || BROKER_CONFIGS.has(rest));
+}
+
 export function configKeyReport(keys: Iterable<string>): ConfigKeyReport {
   const unknown: string[] = [];
   const noEffect: string[] = [];
   const candidates = [...new Set([...BROKER_CONFIGS.keys(), ...KAFKA_BROKER_KEYS])];
   for (const key of keys) {
-    if (BROKER_CONFIGS.has(key)) continue;
+    if (BROKER_CONFIGS.has(key) || actsPerListener(key)) continue;
     if (KAFKA_BROKER_KEYS.has(key) || KAFKA_BROKER_KEY_PREFIXES.some((p) => key.startsWith(p))) {
       noEffect.push(key);
       continue;

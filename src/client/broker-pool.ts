@@ -2,7 +2,7 @@
 // and one link per broker id. A link is replaced when metadata moves a broker id to a new address.
 import { BrokerLink } from '../net/broker-link.js';
 import type { ResolvedClientOptions } from './config.js';
-import { ClientClosedError, ConnectionError } from './errors.js';
+import { ClientClosedError, ConnectionError, KafkaResponseError } from './errors.js';
 
 export interface BrokerAddress {
   nodeId: number;
@@ -96,6 +96,9 @@ export class BrokerPool {
         return l;
       } catch (err) {
         if (this.#closed) throw new ClientClosedError();
+        // A refusal by the broker itself (a failed SASL authentication) will not heal by trying
+        // another broker or waiting: Kafka's clients fail the operation on it.
+        if (err instanceof KafkaResponseError && !err.retriable) throw err;
         last = err;
       }
     }

@@ -2,6 +2,7 @@
 // defaults, validated up front so that mistakes fail at construction and not mid-send.
 // `fromKafkaProperties` maps the dotted Kafka names (`linger.ms=5`) for the CLI's --producer-props.
 import type { TlsConnectOptions } from '../net/connection.js';
+import { SaslOptionError, type SaslOptions, validateSaslOptions } from '../net/sasl/sasl-options.js';
 import { ConfigError } from './errors.js';
 
 export interface ClientOptions {
@@ -26,6 +27,11 @@ export interface ClientOptions {
    * `sslFromKafkaProperties` builds them from `ssl.truststore.*` / `ssl.keystore.*`.
    */
   ssl?: boolean | TlsConnectOptions;
+  /**
+   * Authenticate with SASL (security.protocol=SASL_PLAINTEXT, or SASL_SSL together with `ssl`):
+   * `{ mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512', username, password }`.
+   */
+  sasl?: SaslOptions;
 }
 
 export interface ResolvedClientOptions {
@@ -40,6 +46,17 @@ export interface ResolvedClientOptions {
   metadataMaxAgeMs: number;
   /** TLS settings of every connection; absent = plaintext. */
   tls?: TlsConnectOptions;
+  /** SASL credentials of every connection; absent = no authentication. */
+  sasl?: SaslOptions;
+}
+
+function resolveSasl(o: SaslOptions): SaslOptions {
+  try {
+    return validateSaslOptions(o);
+  } catch (e) {
+    if (e instanceof SaslOptionError) throw new ConfigError(e.message);
+    throw e;
+  }
 }
 
 export function parseHostPort(s: string): { host: string; port: number } {
@@ -85,6 +102,7 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     retryBackoffMaxMs: Math.max(retryBackoffMs, intOption('retryBackoffMaxMs', o.retryBackoffMaxMs, 1000, 0)),
     metadataMaxAgeMs: intOption('metadataMaxAgeMs', o.metadataMaxAgeMs, 300000, 0),
     ...(o.ssl ? { tls: o.ssl === true ? {} : { ...o.ssl } } : {}),
+    ...(o.sasl ? { sasl: resolveSasl(o.sasl) } : {}),
   };
 }
 

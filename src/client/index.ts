@@ -1,6 +1,7 @@
 // Public surface of the TypeScript client.
 
 export type { TlsConnectOptions } from '../net/connection.js';
+export type { ClientSaslMechanism, SaslOptions } from '../net/sasl/sasl-options.js';
 export { Admin } from './admin/admin.js';
 export type { ClusterDescription } from './admin/cluster.js';
 export type {
@@ -23,6 +24,7 @@ export type {
 export { AlterOffsetsPartitionError } from './admin/groups.js';
 export type { ElectionResult, OngoingReassignment, PartitionReassignment } from './admin/leadership.js';
 export type { DeleteRecordsTarget, ListedOffset, OffsetQuery, OffsetSpec } from './admin/partition-ops.js';
+export type { ScramCredentialAlteration, UserScramCredentials } from './admin/scram.js';
 export type {
   CreatedTopic,
   NewPartitions,
@@ -67,4 +69,9 @@ export {
 export type { DeliveryCallback, RecordMetadata } from './producer/producer-batch.js';
 export type { Acks, ProducerOptions, Serializer } from './producer/producer-config.js';
 export type { ConsumerGroupMetadata, TransactionOffset, TransactionState } from './producer/transactions.js';
+export {
+  CLIENT_SECURITY_KEYS,
+  type SecurityOptions,
+  securityFromKafkaProperties,
+} from './security-properties.js';
 export { CLIENT_TLS_KEYS, sslFromKafkaProperties } from './tls-properties.js';

@@ -2,7 +2,7 @@
 // `ssl.truststore.*` (PEM or PKCS12; JKS refused with the keytool command), `ssl.keystore.*` and
 // `ssl.key.password` (a client certificate for mTLS), `ssl.endpoint.identification.algorithm`
 // (https, the default, checks the broker's host name; empty does not), `ssl.enabled.protocols`,
-// `ssl.cipher.suites`. SASL protocols are refused: the client has no SASL yet.
+// `ssl.cipher.suites`. SASL_SSL takes the same keys; the SASL side is `security-properties.ts`.
 
 import type { TlsConnectOptions } from '../net/connection.js';
 import { opensslCipherList, tlsVersionRange } from '../net/tls-settings.js';
@@ -33,15 +33,18 @@ const list = (v: string | undefined) =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
-/** `undefined` for PLAINTEXT (the default); throws `ConfigError` on what cannot be honoured. */
+/**
+ * `undefined` for PLAINTEXT (the default) and SASL_PLAINTEXT; throws `ConfigError` on what cannot
+ * be honoured.
+ */
 export function sslFromKafkaProperties(
   props: Readonly<Record<string, string>>,
 ): TlsConnectOptions | undefined {
   const protocol = (props['security.protocol'] ?? 'PLAINTEXT').trim().toUpperCase();
-  if (protocol === 'PLAINTEXT') return undefined;
-  if (protocol !== 'SSL')
+  if (protocol === 'PLAINTEXT' || protocol === 'SASL_PLAINTEXT') return undefined;
+  if (protocol !== 'SSL' && protocol !== 'SASL_SSL')
     throw new ConfigError(
-      `security.protocol=${protocol} is not supported: samsa's client speaks PLAINTEXT and SSL`,
+      `security.protocol=${protocol} is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL`,
     );
   try {
     const ca = loadTrustStore({

@@ -12,6 +12,15 @@ import { Writer } from '../protocol/primitives/writer.js';
 import { backoffMs } from './backoff.js';
 import { Connection, type TlsConnectOptions } from './connection.js';
 import { ClientClosedError, KafkaResponseError, UnsupportedVersionError } from './errors.js';
+import { saslAuthenticate } from './sasl/sasl-client.js';
+import type { SaslOptions } from './sasl/sasl-options.js';
+
+/**
+ * Share of a SASL session's lifetime (KIP-368) after which the link opens a fresh, newly
+ * authenticated connection for new requests instead of re-authenticating in band; the old one
+ * closes once its in-flight requests are answered, before the broker would close it.
+ */
+const REAUTH_AT = 0.85;
 
 /**
  * What a link needs to know, and nothing client-specific: the client passes its resolved
@@ -31,6 +40,8 @@ export interface BrokerLinkOptions {
   maxResponseBytes?: number;
   /** Connect with TLS (security.protocol=SSL); absent = plaintext. */
   tls?: TlsConnectOptions;
+  /** Authenticate every connection with SASL (security.protocol=SASL_PLAINTEXT / SASL_SSL). */
+  sasl?: SaslOptions;
   /** Sent in ApiVersions v3+ (KIP-511); defaults CLIENT_SOFTWARE_NAME / CLIENT_SOFTWARE_VERSION. */
   clientSoftwareName?: string;
   clientSoftwareVersion?: string;
@@ -44,6 +55,7 @@ interface ResolvedLinkOptions {
   reconnectBackoffMaxMs: number;
   maxResponseBytes: number | undefined;
   tls: TlsConnectOptions | undefined;
+  sasl: SaslOptions | undefined;
   clientSoftwareName: string;
   clientSoftwareVersion: string;
 }
@@ -116,6 +128,7 @@ function resolveLinkOptions(o: BrokerLinkOptions): ResolvedLinkOptions {
     reconnectBackoffMaxMs: Math.max(reconnectBackoffMs, o.reconnectBackoffMaxMs ?? 1000),
     maxResponseBytes: o.maxResponseBytes,
     tls: o.tls,
+    sasl: o.sasl,
     clientSoftwareName: o.clientSoftwareName ?? CLIENT_SOFTWARE_NAME,
     clientSoftwareVersion: o.clientSoftwareVersion ?? CLIENT_SOFTWARE_VERSION,
   };
@@ -132,6 +145,8 @@ export class BrokerLink {
   #failures = 0;
   #nextAttemptAt = 0;
   #closed = false;
+  /** When the current connection should be replaced (SASL session lifetime); Infinity = never. */
+  #renewAt = Number.POSITIVE_INFINITY;
 
   constructor(nodeId: number, host: string, port: number, opts: BrokerLinkOptions) {
     this.nodeId = nodeId;
@@ -178,7 +193,8 @@ export class BrokerLink {
   ready(): Promise<Connection> {
     if (this.#closed) return Promise.reject(new ClientClosedError());
     const c = this.#conn;
-    if (c?.connected) return Promise.resolve(c);
+    if (c?.connected && Date.now() >= this.#renewAt) this.#retire(c);
+    else if (c?.connected) return Promise.resolve(c);
     if (this.#ready === null) {
       this.#ready = this.#open().finally(() => {
         this.#ready = null;
@@ -222,6 +238,10 @@ export class BrokerLink {
   /** The open connection if there is one (no connect attempt). */
   currentConnection(): Connection | null {
     const c = this.#conn;
+    if (c?.connected && Date.now() >= this.#renewAt) {
+      this.#retire(c);
+      return null;
+    }
     return c?.connected ? c : null;
   }
 
@@ -229,6 +249,16 @@ export class BrokerLink {
     this.#closed = true;
     this.#conn?.close();
     this.#conn = null;
+  }
+
+  /** Takes `c` out of use and closes it once it has no request in flight. */
+  #retire(c: Connection): void {
+    if (this.#conn === c) this.#conn = null;
+    const closeWhenIdle = (): void => {
+      if (!c.connected || c.inFlight === 0) c.close();
+      else setTimeout(closeWhenIdle, 20).unref();
+    };
+    closeWhenIdle();
   }
 
   async #open(): Promise<Connection> {
@@ -246,6 +276,9 @@ export class BrokerLink {
     try {
       await conn.connect();
       await this.#negotiate(conn, APIVERSIONS_FIRST);
+      const sasl = this.#opts.sasl ? await saslAuthenticate(this, conn, this.#opts.sasl) : null;
+      const lifetime = sasl?.sessionLifetimeMs ?? 0;
+      this.#renewAt = lifetime > 0 ? Date.now() + lifetime * REAUTH_AT : Number.POSITIVE_INFINITY;
     } catch (err) {
       conn.close();
       this.#failures++;

@@ -24,6 +24,25 @@ export {
   RequestTimeoutError,
   UnsupportedVersionError,
 } from './errors.js';
+export { JaasConfigError, type JaasLoginModule, parseJaasConfig } from './sasl/jaas-config.js';
+export {
+  CLIENT_SASL_MECHANISMS,
+  type ClientSaslMechanism,
+  SaslOptionError,
+  type SaslOptions,
+  saslFromKafkaProperties,
+  validateSaslOptions,
+} from './sasl/sasl-options.js';
+export {
+  credentialFromSaltedPassword,
+  isScramMechanism,
+  SCRAM_MAX_ITERATIONS,
+  SCRAM_MECHANISMS,
+  SCRAM_MIN_ITERATIONS,
+  type ScramCredential,
+  type ScramMechanism,
+  saltedPassword,
+} from './sasl/scram-crypto.js';
 export { opensslCipherList, TlsSettingError, tlsVersionRange } from './tls-settings.js';
 export {
   type KeyStoreSpec,

@@ -10,8 +10,9 @@ import type { Logger } from '../broker/logger.js';
 export interface TestBrokerOptions {
   /**
    * Kafka broker configs (e.g. `{ 'num.partitions': 3 }`). With `listeners` (several listeners,
-   * TLS: `SSL://127.0.0.1:0` plus `ssl.keystore.*`) the broker binds those instead of one
-   * PLAINTEXT listener on an ephemeral loopback port.
+   * TLS: `SSL://127.0.0.1:0` plus `ssl.keystore.*`; SASL: `SASL_PLAINTEXT://127.0.0.1:0` plus
+   * `sasl.enabled.mechanisms` and, for PLAIN, `sasl.jaas.config`) the broker binds those instead
+   * of one PLAINTEXT listener on an ephemeral loopback port.
    */
   overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Reuse a data directory (e.g. to restart on the data of a closed broker). */

@@ -1,5 +1,6 @@
 // `samsa start` refuses, with one line and a non-zero status, every listener it cannot serve as
-// configured: an SSL listener without a keystore, a SASL listener (no SASL yet), a JKS keystore
+// configured: an SSL or SASL_SSL listener without a keystore, a SASL listener with a mechanism
+// samsa lacks or PLAIN without users, a SASL inter-broker listener, a JKS keystore
 // (Node cannot read it: the line gives the keytool command), a bad listener.security.protocol.map.
 // Never a weaker protocol than configured.
 
@@ -27,6 +28,7 @@ async function refusedStart(overrides: Record<string, string>, pattern: RegExp):
   assert.match(err[0]!, pattern);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
   assert.doesNotMatch(r.stdout, /listening on/);
+  assert.doesNotMatch(r.stderr + r.stdout, /secret-in-jaas/, 'a JAAS value was printed');
 }
 
 test('an SSL listener without a keystore', async () => {
@@ -36,17 +38,43 @@ test('an SSL listener without a keystore', async () => {
   );
 });
 
-test('SASL listeners', async () => {
+test('SASL listeners samsa cannot serve as configured', async () => {
+  // Kafka's default sasl.enabled.mechanisms is GSSAPI, which samsa does not have.
   await refusedStart(
-    { listeners: 'PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0' },
-    /listener SASL_SSL uses SASL_SSL: SASL is not supported yet/,
+    { listeners: 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0' },
+    /listener SASL_PLAINTEXT: SASL mechanism GSSAPI is not supported by samsa/,
   );
   await refusedStart(
     {
       listeners: 'PLAINTEXT://127.0.0.1:0,CLIENTS://127.0.0.1:0',
       'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CLIENTS:SASL_PLAINTEXT',
+      'sasl.enabled.mechanisms': 'PLAIN',
     },
-    /listener CLIENTS uses SASL_PLAINTEXT: SASL is not supported yet/,
+    /listener CLIENTS: PLAIN is enabled but has no JAAS configuration: set listener\.name\.clients\.plain\.sasl\.jaas\.config/,
+  );
+  await refusedStart(
+    {
+      listeners: 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
+      'sasl.enabled.mechanisms': 'PLAIN',
+      'sasl.jaas.config':
+        'org.apache.kafka.common.security.plain.PlainLoginModule required user_a="secret-in-jaas"',
+    },
+    /listener SASL_PLAINTEXT: invalid JAAS configuration for PLAIN: .*missing ';'/,
+  );
+  await refusedStart(
+    {
+      listeners: 'SASL_PLAINTEXT://127.0.0.1:0',
+      'security.inter.broker.protocol': 'SASL_PLAINTEXT',
+      'sasl.enabled.mechanisms': 'SCRAM-SHA-256',
+    },
+    /inter-broker listener SASL_PLAINTEXT uses SASL_PLAINTEXT: samsa brokers do not authenticate to each other/,
+  );
+  await refusedStart(
+    {
+      listeners: 'PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0',
+      'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
+    },
+    /listener SASL_SSL \(SASL_SSL\) has no keystore/,
   );
 });
 

@@ -21,6 +21,7 @@ import {
   produceApi,
 } from '../../protocol/messages/generated/produce.js';
 import type { AppendResult } from '../../storage/index.js';
+import { remoteWait } from '../metrics/request-stats.js';
 import { CloseConnection, defineApi, NO_RESPONSE } from './api.js';
 import { appendLegacy } from './legacy-produce.js';
 import { notHostedError } from './partition-errors.js';
@@ -120,15 +121,23 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           const appended = legacy
             ? appendLegacy(broker, topic.name, partition, pd.records, acks, minIsr)
             : partition.appendAsLeader(pd.records!, acks, minIsr);
+          const bytes = pd.records?.length ?? 0;
           results.push(
             acks === -1
               ? appended.then(async (r) => {
-                  const code = await partition.waitForHighWatermark(r.lastOffset + 1n, req.timeoutMs, minIsr);
+                  broker.metrics?.topics.appended(topic.name, bytes, r);
+                  const code = await remoteWait(
+                    ctx.timing,
+                    partition.waitForHighWatermark(r.lastOffset + 1n, req.timeoutMs, minIsr),
+                  );
                   return code === ErrorCode.NONE
                     ? partitionResult(pd.index, r)
                     : partitionError(pd.index, new KafkaError(code), broker);
                 }, fail)
-              : appended.then((r) => partitionResult(pd.index, r), fail),
+              : appended.then((r) => {
+                  broker.metrics?.topics.appended(topic.name, bytes, r);
+                  return partitionResult(pd.index, r);
+                }, fail),
           );
         } catch (e) {
           results.push(fail(e));

@@ -21,6 +21,7 @@ import {
   type FetchResponsePartitionData,
   fetchApi,
 } from '../../protocol/messages/generated/fetch.js';
+import { remoteWait } from '../metrics/request-stats.js';
 import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
 import { checkDivergence, readForFollower } from '../replica/follower-read.js';
 import { defineApi, type RequestContext } from './api.js';
@@ -271,11 +272,13 @@ export default defineApi<FetchRequest, FetchResponse>({
       if (
         satisfied ||
         broker.replicas.isClosing ||
-        (await waitForAppend(logs, remaining, broker.replicas)) !== 'data'
+        (await remoteWait(ctx.timing, waitForAppend(logs, remaining, broker.replicas))) !== 'data'
       ) {
         if (needsOldFetchAdaptation(version))
           await adaptOldFetchAnswer(broker, version, req, result.responses, replicaId >= 0);
         reads?.releaseAfterResponse();
+        // Followers' reads are replication traffic, not BytesOut (Kafka's split).
+        if (replicaId < 0) broker.metrics?.topics.fetched(result.responses);
         return {
           throttleTimeMs: 0,
           errorCode: ErrorCode.NONE,

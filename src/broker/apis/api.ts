@@ -5,6 +5,7 @@
 
 import type { RequestHeader } from '../../protocol/messages/header.js';
 import type { ApiDescriptor } from '../../protocol/messages/runtime.js';
+import type { RequestTiming } from '../metrics/request-stats.js';
 import type { ConnectionContext } from '../network/connection.js';
 import type { BrokerServices } from './services.js';
 
@@ -20,6 +21,8 @@ export interface RequestContext {
    * response references may be reused from then on. Absent in hand-made test contexts.
    */
   readonly onResponseSent?: (cb: () => void) => void;
+  /** Collects the request's remote time (`remoteWait`) when metrics are on. */
+  readonly timing?: RequestTiming;
 }
 
 /** Returned by a handler that must not answer (Produce with acks=0). */

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { decodeRequestHeader, encodeResponse } from '../../protocol/messages/frame.js';
 import { apiVersionsApi } from '../../protocol/messages/generated/api-versions.js';
 import { DecodeError, EncodeError } from '../../protocol/primitives/errors.js';
+import { requestMetricName } from '../metrics/request-timer.js';
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../network/connection.js';
 import { apiVersionsResponse } from './18-api-versions.js';
 import { CloseConnection, NO_RESPONSE, type RequestContext } from './api.js';
@@ -78,6 +79,7 @@ export class Dispatcher implements RequestHandler {
   constructor(private readonly services: BrokerServices) {}
 
   canPipeline(frame: Buffer): boolean {
+    this.services.metrics?.timer.arrived(frame);
     if (frame.length < 4) return false;
     const p = this.services.registry.get(frame.readInt16BE(0))?.pipelinable;
     return p === true || (typeof p === 'function' && p(frame.readInt16BE(2)));
@@ -105,16 +107,25 @@ export class Dispatcher implements RequestHandler {
     let ctx: RequestContext;
     let request: unknown;
     const sent: (() => void)[] = [];
+    const metered = this.services.metrics?.timer.start(frame);
     try {
       const { header, reader } = decodeRequestHeader(frame);
       request = handler.api.readRequest(reader, version);
-      ctx = { header, version, conn, broker: this.services, onResponseSent: (cb) => sent.push(cb) };
+      ctx = {
+        header,
+        version,
+        conn,
+        broker: this.services,
+        onResponseSent: (cb) => sent.push(cb),
+        timing: metered,
+      };
     } catch (e) {
       if (e instanceof DecodeError)
         return close(`malformed ${handler.api.name} v${version} request: ${e.message}`);
       throw e;
     }
     const result = await handler.handle(ctx, request);
+    if (metered) sent.push(metered.handled(requestMetricName(handler.api.name, request), version));
     const onSent = sent.length === 0 ? undefined : once(sent);
     if (result === NO_RESPONSE || result instanceof CloseConnection) {
       onSent?.();

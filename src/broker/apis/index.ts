@@ -17,6 +17,7 @@ import leaveGroup from './13-leave-group.js';
 import syncGroup from './14-sync-group.js';
 import describeGroups from './15-describe-groups.js';
 import listGroups from './16-list-groups.js';
+import saslHandshake from './17-sasl-handshake.js';
 import apiVersions from './18-api-versions.js';
 import createTopics from './19-create-topics.js';
 import deleteTopics from './20-delete-topics.js';
@@ -32,6 +33,7 @@ import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import alterReplicaLogDirs from './34-alter-replica-log-dirs.js';
 import describeLogDirs from './35-describe-log-dirs.js';
+import saslAuthenticate from './36-sasl-authenticate.js';
 import createPartitions from './37-create-partitions.js';
 import deleteGroups from './42-delete-groups.js';
 import electLeaders from './43-elect-leaders.js';
@@ -39,6 +41,8 @@ import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import alterPartitionReassignments from './45-alter-partition-reassignments.js';
 import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
+import describeUserScramCredentials from './50-describe-user-scram-credentials.js';
+import alterUserScramCredentials from './51-alter-user-scram-credentials.js';
 import alterPartition from './56-alter-partition.js';
 import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
@@ -65,6 +69,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   syncGroup,
   describeGroups,
   listGroups,
+  saslHandshake,
   apiVersions,
   createTopics,
   deleteTopics,
@@ -80,6 +85,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   alterConfigs,
   alterReplicaLogDirs,
   describeLogDirs,
+  saslAuthenticate,
   createPartitions,
   deleteGroups,
   electLeaders,
@@ -87,6 +93,8 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   alterPartitionReassignments,
   listPartitionReassignments,
   offsetDelete,
+  describeUserScramCredentials,
+  alterUserScramCredentials,
   alterPartition,
   describeCluster,
   describeProducers,

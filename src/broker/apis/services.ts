@@ -11,7 +11,9 @@ import type { MetadataView } from '../metadata/cluster-image.js';
 import type { ActiveController, LeadershipController } from '../metadata/controller/active-controller.js';
 import type { ControllerRequestReceiver } from '../metadata/controller/controller-channel.js';
 import type { ProducerIdManager } from '../metadata/producer-ids.js';
+import type { ScramCredentials } from '../metadata/scram-credentials.js';
 import type { TopicCommands } from '../metadata/topic-commands.js';
+import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BufferPool } from '../network/buffer-pool.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { ApiRegistry } from './registry.js';
@@ -29,6 +31,8 @@ export interface BrokerServices {
   readonly producerIds: ProducerIdManager;
   readonly registry: ApiRegistry;
   readonly logger: Logger;
+  /** SASL/SCRAM credentials in the metadata store; absent in hand-made test services. */
+  readonly scram?: ScramCredentials;
   /** The group coordinator (consumer groups, committed offsets); absent in hand-made test services. */
   readonly groups?: BrokerGroupCoordinator;
   /** The transaction coordinator (__transaction_state, markers); absent in hand-made test services. */
@@ -44,4 +48,6 @@ export interface BrokerServices {
   readonly activeController?: ActiveController;
   /** The same controller for ElectLeaders and partition reassignments (cluster mode). */
   readonly leadership?: LeadershipController;
+  /** Counters read by /metrics; absent when `http.listener` is unset (nothing is counted). */
+  readonly metrics?: BrokerMetrics;
 }

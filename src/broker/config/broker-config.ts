@@ -3,7 +3,7 @@
 // so that a stock `server.properties` loads unchanged.
 
 import { readFileSync } from 'node:fs';
-import { BROKER_CONFIGS } from './broker-configs.js';
+import { BROKER_CONFIGS, parseHostPort } from './broker-configs.js';
 import { parseList, toBoolean, toNumber, validateConfigValue } from './config-def.js';
 import { ConfigError } from './config-error.js';
 import { type ListenerEndpoint, type ListenersConfig, resolveListeners } from './listeners.js';
@@ -48,6 +48,8 @@ export interface BrokerConfig {
     readonly checkIntervalMs: number;
     readonly imbalancePerBrokerPercentage: number;
   };
+  /** `http.listener`: where /metrics and /health are served; null = no HTTP listener. */
+  readonly httpListener: { readonly host: string; readonly port: number } | null;
   /** Every key supplied statically (file + overrides), as strings. */
   readonly props: ReadonlyMap<string, string>;
 }
@@ -141,6 +143,7 @@ export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerCon
       checkIntervalMs: num('leader.imbalance.check.interval.seconds') * 1000,
       imbalancePerBrokerPercentage: num('leader.imbalance.per.broker.percentage'),
     },
+    httpListener: parseHostPort(props.get('http.listener') ?? ''),
     props,
   };
 }

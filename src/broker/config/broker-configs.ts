@@ -34,6 +34,19 @@ function def(
   };
 }
 
+/** `HOST:PORT`, `[v6]:PORT` or `:PORT` (every interface); port 0 = an ephemeral port. */
+function hostPort(v: string): string | null {
+  // Empty = no listener, like leaving the key out.
+  return v.trim() === '' || parseHostPort(v) !== null ? null : 'Value must be HOST:PORT, e.g. 127.0.0.1:9404';
+}
+
+export function parseHostPort(v: string): { host: string; port: number } | null {
+  const m = /^(\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(v.trim());
+  if (!m || Number(m[2]) > 65535) return null;
+  const host = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!;
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(m[2]) };
+}
+
 /** Only a validator: whether a key is dynamic is Kafka's table's business. */
 const checked = (validate?: ConfigDef['validate']) => (validate ? { validate } : {});
 
@@ -44,6 +57,13 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('broker.rack', 'string', null, 'Rack of the broker.'),
   def('listeners', 'string', 'PLAINTEXT://127.0.0.1:9092', 'Listener URI (Samsa default: loopback only).'),
   def('advertised.listeners', 'string', null, 'Listener advertised to clients; defaults to listeners.'),
+  def(
+    'http.listener',
+    'string',
+    null,
+    'HOST:PORT of the HTTP listener serving /metrics and /health (Samsa only); unset = none.',
+    { validate: hostPort },
+  ),
   def(
     'socket.request.max.bytes',
     'int',

@@ -119,7 +119,7 @@ export class ConfigResolver {
     for (const name of keys) {
       const def = BROKER_CONFIGS.get(name);
       if (!def && !set(name)) continue;
-      const sensitive = def?.type === 'password';
+      const sensitive = isSensitiveBrokerKey(name);
       const synonyms = this.configSynonyms(name, brokerSynonyms(name)).map((s) =>
         sensitive ? { ...s, value: null } : s,
       );
@@ -205,4 +205,18 @@ export class ConfigResolver {
     }
     return out;
   }
+}
+
+/**
+ * Kafka's rule (KafkaConfig.maybeSensitive on the key's type): a password is never described.
+ * A `listener.name.<l>.[<mechanism>.]<key>` override has the type of `<key>`, and one whose type
+ * cannot be told (`...plain.sasl.jaas.config` with an unknown mechanism) counts as sensitive.
+ */
+export function isSensitiveBrokerKey(name: string): boolean {
+  const def = BROKER_CONFIGS.get(name);
+  if (def !== undefined) return def.type === 'password';
+  const m = /^listener\.name\.[^.]+\.(.+)$/.exec(name);
+  if (m === null) return false;
+  const base = BROKER_CONFIGS.get(m[1]!) ?? BROKER_CONFIGS.get(m[1]!.replace(/^[a-z0-9-]+\./, ''));
+  return base === undefined || base.type === 'password';
 }

@@ -1,5 +1,5 @@
 // Kafka 3.9's dynamic broker keys that Samsa accepts, stores and describes but does not act on
-// (TLS engine settings, SASL, thread pools, quotas, tiered storage: Samsa has no such machinery). Kafka's types
+// (TLS engine settings, Kerberos, thread pools, quotas, tiered storage: Samsa has no such machinery). Kafka's types
 // and defaults, so DescribeConfigs shows what a Kafka broker shows and AlterConfigs validates
 // values as Kafka would. Kept apart from BROKER_CONFIGS: `samsa start` still says a
 // server.properties key from this list has no effect.
@@ -24,8 +24,6 @@ const INERT: readonly BrokerConfigDef[] = [
     'Principal builder.',
   ),
   def('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI', 'SASL mechanism between brokers.'),
-  def('sasl.jaas.config', 'password', null, 'JAAS login context.'),
-  def('sasl.enabled.mechanisms', 'list', 'GSSAPI', 'Enabled SASL mechanisms.'),
   def('sasl.kerberos.service.name', 'string', null, 'Kerberos principal name.'),
   def('sasl.kerberos.kinit.cmd', 'string', '/usr/bin/kinit', 'kinit path.'),
   def('sasl.kerberos.ticket.renew.window.factor', 'double', '0.8', 'Ticket renew window.'),

@@ -1,10 +1,12 @@
-// The listener and TLS keys Samsa acts on, with Kafka's types and defaults. Kept in their own
+// The listener, TLS and SASL keys Samsa acts on, with Kafka's types and defaults. Kept in their own
 // list (spread into BROKER_CONFIGS) so the security keys are found in one place; `dynamic`
 // comes from Kafka's table like every other broker key. Values are resolved per listener by
-// `listener-ssl-config.ts` (`listener.name.<l>.ssl.*` wins key by key).
+// `listener-ssl-config.ts` (`listener.name.<l>.ssl.*` wins key by key) and
+// `listener-sasl-config.ts` (`listener.name.<l>.sasl.enabled.mechanisms`,
+// `listener.name.<l>.<mechanism>.sasl.jaas.config`).
 
 import type { BrokerConfigDef } from './broker-configs.js';
-import { type ConfigDef, oneOf } from './config-def.js';
+import { atLeast, type ConfigDef, oneOf } from './config-def.js';
 import { dynamicMode } from './dynamic-broker-keys.js';
 
 function def(
@@ -60,4 +62,32 @@ export const SECURITY_BROKER_CONFIGS: readonly BrokerConfigDef[] = [
   def('ssl.cipher.suites', 'list', '', 'Cipher suites (IANA or OpenSSL names; empty = the defaults).'),
   def('ssl.endpoint.identification.algorithm', 'string', 'https', 'Hostname verification (inter-broker).'),
   def('ssl.principal.mapping.rules', 'string', 'DEFAULT', 'Certificate subject to principal name rules.'),
+  def(
+    'sasl.enabled.mechanisms',
+    'list',
+    'GSSAPI',
+    'SASL mechanisms of SASL listeners (samsa: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512).',
+  ),
+  def('sasl.jaas.config', 'password', null, 'JAAS login context (PLAIN users: user_<name>="<password>").'),
+  def(
+    'connections.max.reauth.ms',
+    'long',
+    '0',
+    'SASL session lifetime before re-authentication (KIP-368); 0 = never.',
+    atLeast(0),
+  ),
+  def(
+    'sasl.server.max.receive.size',
+    'int',
+    '524288',
+    'Largest request accepted before SASL authentication.',
+    atLeast(0),
+  ),
+  def(
+    'connection.failed.authentication.delay.ms',
+    'int',
+    '100',
+    'Delay before closing a connection whose authentication failed.',
+    atLeast(0),
+  ),
 ];

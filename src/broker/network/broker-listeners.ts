@@ -2,10 +2,12 @@
 // registers, and the endpoints it registers (`advertised.listeners`, an empty host or port taking
 // the bound one's, as Kafka's ZooKeeper-mode broker does). `prepareListeners` runs before anything
 // else starts, so a listener the broker cannot serve as configured (an SSL listener without a
-// usable keystore) stops the start with one line instead of serving something weaker.
+// usable keystore, a SASL listener without users) stops the start with one line instead of
+// serving something weaker.
 
 import { hostname } from 'node:os';
 import { type BrokerConfig, bindAddress } from '../config/broker-config.js';
+import { listenerSaslConfig } from '../config/listener-sasl-config.js';
 import type { ListenerEndpoint } from '../config/listeners.js';
 import { type ListenerIdentity, SocketServer, type SocketServerOptions } from './socket-server.js';
 import { tlsListener } from './tls-listener.js';
@@ -29,7 +31,12 @@ export function prepareListeners(config: BrokerConfig): PreparedListener[] {
     identity: {
       name: endpoint.name,
       securityProtocol: endpoint.securityProtocol,
-      ...(endpoint.securityProtocol === 'SSL' ? { tls: tlsListener(endpoint, config.props) } : {}),
+      ...(endpoint.securityProtocol === 'SSL' || endpoint.securityProtocol === 'SASL_SSL'
+        ? { tls: tlsListener(endpoint, config.props) }
+        : {}),
+      ...(endpoint.securityProtocol === 'SASL_PLAINTEXT' || endpoint.securityProtocol === 'SASL_SSL'
+        ? { sasl: listenerSaslConfig(config.props, endpoint.name) }
+        : {}),
     },
   }));
 }

@@ -19,6 +19,7 @@ import type { Logger } from '../logger.js';
 import type { BufferPool } from './buffer-pool.js';
 import type { MemoryPool } from './memory-pool.js';
 import type { RejectionLog } from './rejection-log.js';
+import type { SaslSession } from './sasl/sasl-session.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -36,6 +37,8 @@ export type RequestOutcome =
        * because the connection closed. Lets a handler reuse buffers its response references.
        */
       readonly onSent?: () => void;
+      /** Close the connection once this response has gone out (a failed SASL exchange). */
+      readonly closeAfter?: string;
     }
   | { readonly kind: 'none' }
   | {
@@ -50,7 +53,10 @@ export interface ConnectionSecurity {
   /** Upper-case listener name, e.g. `PLAINTEXT`, `SSL`, `INTERNAL`. */
   readonly listenerName: string;
   readonly securityProtocol: string;
-  /** `User:ANONYMOUS`, or `User:<mapped certificate subject>` for a TLS client certificate. */
+  /**
+   * `User:ANONYMOUS`, `User:<mapped certificate subject>` for a TLS client certificate, or
+   * `User:<name>` once a SASL exchange succeeded.
+   */
   readonly principal: string;
 }
 
@@ -58,8 +64,13 @@ export interface ConnectionSecurity {
 export interface ConnectionContext {
   readonly id: number;
   readonly remoteAddress: string;
-  /** Absent only in hand-made contexts (tests): a PLAINTEXT listener and an anonymous peer. */
-  readonly security?: ConnectionSecurity;
+  /**
+   * Absent only in hand-made contexts (tests): a PLAINTEXT listener and an anonymous peer.
+   * Replaced (never mutated) when a SASL exchange authenticates the peer.
+   */
+  security?: ConnectionSecurity;
+  /** The SASL exchange of a SASL_PLAINTEXT / SASL_SSL connection (`sasl/sasl-session.ts`). */
+  readonly sasl?: SaslSession;
   clientSoftwareName: string;
   clientSoftwareVersion: string;
 }
@@ -72,6 +83,11 @@ export interface RequestHandler {
    * the response) may reference its bytes after that. Absent = never.
    */
   releasesFrame?(frame: Buffer): boolean;
+  /**
+   * A lower size limit for the next frame than `socket.request.max.bytes` (before SASL
+   * authentication: `sasl.server.max.receive.size`); absent = no lower limit.
+   */
+  maxFrameBytes?(): number;
   handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome>;
 }
 
@@ -89,6 +105,8 @@ export interface ConnectionOptions {
   readonly rejections?: RejectionLog;
   /** The listener and the peer's principal (see `ConnectionContext.security`). */
   readonly security?: ConnectionSecurity;
+  /** Set on SASL listeners; `handler` is then the session's gate. */
+  readonly sasl?: SaslSession;
 }
 
 type PauseReason = 'memory' | 'drain' | 'shutdown' | 'backlog';
@@ -141,6 +159,7 @@ export class Connection {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
       ...(opts.security ? { security: opts.security } : {}),
+      ...(opts.sasl ? { sasl: opts.sasl } : {}),
       clientSoftwareName: '',
       clientSoftwareVersion: '',
     };
@@ -174,8 +193,13 @@ export class Connection {
       if (this.frameSize < 0) {
         if (this.pendingBytes < 4) return;
         const size = this.readSizePrefix();
-        if (size < 0 || size > this.opts.maxRequestBytes) {
-          const reason = `invalid request size ${size} (socket.request.max.bytes ${this.opts.maxRequestBytes})`;
+        const lower = this.opts.handler.maxFrameBytes?.() ?? Number.POSITIVE_INFINITY;
+        if (size < 0 || size > this.opts.maxRequestBytes || size > lower) {
+          const limit =
+            size > lower
+              ? `sasl.server.max.receive.size ${lower} before authentication`
+              : `socket.request.max.bytes ${this.opts.maxRequestBytes}`;
+          const reason = `invalid request size ${size} (${limit})`;
           this.opts.rejections?.report(this.context.remoteAddress, reason);
           this.close(reason);
           return;
@@ -333,20 +357,29 @@ export class Connection {
       this.nextToStart--;
       this.release(slot);
       const outcome = slot.outcome!;
-      if (outcome.kind === 'respond') this.write(outcome);
-      else if (outcome.kind === 'close') {
+      if (outcome.kind === 'respond') {
+        this.write(outcome);
+        if (outcome.closeAfter !== undefined) {
+          this.closeAfterFlush(outcome.closeAfter);
+          return;
+        }
+      } else if (outcome.kind === 'close') {
         if (outcome.rejected) this.opts.rejections?.report(this.context.remoteAddress, outcome.reason);
         this.opts.logger.log('debug', 'closing connection', {
           conn: this.context.remoteAddress,
           reason: outcome.reason,
         });
-        // What is corked goes out before the FIN.
-        this.socket.uncork();
-        this.endGracefully();
-        this.close(outcome.reason);
+        this.closeAfterFlush(outcome.reason);
         return;
       }
     }
+  }
+
+  private closeAfterFlush(reason: string): void {
+    // What is corked goes out before the FIN.
+    this.socket.uncork();
+    this.endGracefully();
+    this.close(reason);
   }
 
   /** Queues one response; the caller has corked the socket. */

@@ -2,7 +2,9 @@
 // shutdown stops accepting, lets every connection answer what it already received, then closes
 // them. A TLS listener hands a connection on only once its handshake succeeded; a failed
 // handshake (plaintext bytes, an untrusted or expired client certificate) closes that
-// connection alone. Every connection learns its listener and its peer's principal.
+// connection alone. Every connection learns its listener and its peer's principal. On a SASL
+// listener each connection authenticates first: its handler is a `SaslGate` around the shared
+// one (`sasl/sasl-gate.ts`), and its principal is the SASL one, never the certificate's.
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
@@ -12,14 +14,19 @@ import { Connection, type ConnectionSecurity, type RequestHandler } from './conn
 import { MemoryPool } from './memory-pool.js';
 import { ANONYMOUS, sslPrincipal } from './principal-mapper.js';
 import { RejectionLog } from './rejection-log.js';
+import { SaslGate } from './sasl/sasl-gate.js';
+import { type SaslListener, SaslSession } from './sasl/sasl-session.js';
+import type { ScramCredentialLookup } from './sasl/scram-server.js';
 import type { TlsListener } from './tls-listener.js';
 
 export interface ListenerIdentity {
   /** Upper-case listener name. */
   readonly name: string;
   readonly securityProtocol: string;
-  /** Set for SSL listeners (and only for them). */
+  /** Set for SSL and SASL_SSL listeners (and only for them). */
   readonly tls?: TlsListener;
+  /** Set for SASL_PLAINTEXT and SASL_SSL listeners: every connection authenticates first. */
+  readonly sasl?: SaslListener;
 }
 
 export interface SocketServerOptions {
@@ -40,7 +47,11 @@ export interface SocketServerOptions {
   readonly maxBacklogBytes?: number;
   /** Which listener this is; default a PLAINTEXT listener named PLAINTEXT. */
   readonly listener?: ListenerIdentity;
+  /** Where SASL/SCRAM credentials come from (the metadata store); absent = no SCRAM user exists. */
+  readonly scramCredentials?: ScramCredentialLookup;
 }
+
+const NO_SCRAM_USERS: ScramCredentialLookup = async () => null;
 
 const PLAINTEXT: ListenerIdentity = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEXT' };
 
@@ -89,6 +100,11 @@ export class SocketServer {
     // `requested` lets a client without a certificate in, never one with an invalid certificate.
     if (cert !== undefined && !socket.authorized) {
       this.refuse(socket, `client certificate refused: ${String(socket.authorizationError)}`);
+      return;
+    }
+    // On SASL_SSL the principal comes from the SASL exchange, not from the certificate.
+    if (this.listener.sasl !== undefined) {
+      this.accept(socket);
       return;
     }
     let principal: string;
@@ -144,6 +160,9 @@ export class SocketServer {
       securityProtocol: this.listener.securityProtocol,
       principal,
     };
+    const sasl = this.listener.sasl
+      ? new SaslSession(this.listener.sasl, this.opts.scramCredentials ?? NO_SCRAM_USERS)
+      : undefined;
     const conn = new Connection(
       socket,
       this.nextId++,
@@ -153,10 +172,11 @@ export class SocketServer {
         pool: this.pool,
         buffers: this.buffers,
         maxBacklogBytes: this.opts.maxBacklogBytes,
-        handler: this.opts.handler,
+        handler: sasl ? new SaslGate(this.opts.handler, sasl, this.opts.logger) : this.opts.handler,
         logger: this.opts.logger,
         rejections: this.rejections,
         security,
+        ...(sasl ? { sasl } : {}),
       },
       (c) => this.connections.delete(c),
     );

@@ -56,6 +56,8 @@ export interface PartitionEnv {
   brokerEpoch(): bigint;
   /** Sends an ISR change to the controller; absent: the ISR is never changed from here. */
   submitIsrChange?(proposal: IsrProposal): void;
+  /** The controller accepted an ISR change of this leader (Kafka's IsrShrinks/IsrExpands meters). */
+  isrChanged?(shrunk: boolean): void;
   /**
    * Checked on every write as leader: false when this broker cannot prove it still leads (its
    * process did not run for half its session timeout, see broker.ts); absent: always true.
@@ -412,6 +414,7 @@ export class Partition {
       return true;
     }
     if (a.leaderEpoch !== this.state.leaderEpoch || a.partitionEpoch < this.#partitionEpoch) return false;
+    if (a.isr.length !== this.state.isr.length) this.env.isrChanged?.(a.isr.length < this.state.isr.length);
     this.state = { ...this.state, isr: [...a.isr] };
     this.#partitionEpoch = a.partitionEpoch;
     this.#leaderRecoveryState = a.leaderRecoveryState === 1 ? 1 : 0;

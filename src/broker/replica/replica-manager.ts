@@ -80,6 +80,14 @@ class BrokerPartitionEnv implements PartitionEnv {
     const r = this.replication;
     return r === null ? undefined : (proposal) => r.submitIsrChange(proposal);
   }
+
+  /** ISR changes the controller accepted for partitions led here (read by /metrics). */
+  readonly isrChanges = { shrinks: 0, expands: 0 };
+
+  isrChanged(shrunk: boolean): void {
+    if (shrunk) this.isrChanges.shrinks++;
+    else this.isrChanges.expands++;
+  }
 }
 
 export class ReplicaManager {
@@ -98,6 +106,11 @@ export class ReplicaManager {
     private readonly logger: Logger,
   ) {
     this.#env = new BrokerPartitionEnv(configs);
+  }
+
+  /** ISR shrinks and expands of partitions led here, accepted by the controller. */
+  get isrChanges(): { readonly shrinks: number; readonly expands: number } {
+    return this.#env.isrChanges;
   }
 
   private static key(topic: string, partition: number): string {

@@ -44,6 +44,12 @@ import {
   type OffsetSpec,
 } from './partition-ops.js';
 import {
+  alterUserScramCredentials,
+  describeUserScramCredentials,
+  type ScramCredentialAlteration,
+  type UserScramCredentials,
+} from './scram.js';
+import {
   type CreatedTopic,
   createPartitions,
   createTopics,
@@ -130,6 +136,16 @@ export class Admin {
     o?: { validateOnly?: boolean },
   ): Promise<void> {
     return incrementalAlterConfigs(this.#ctx, alterations, o);
+  }
+
+  // SCRAM credentials
+  /** Mechanisms and iterations of each user (every user with a credential when `users` is absent). */
+  describeUserScramCredentials(users?: readonly string[]): Promise<UserScramCredentials[]> {
+    return describeUserScramCredentials(this.#ctx, users);
+  }
+  /** Upserts (the password is salted here) and deletes SCRAM credentials. */
+  alterUserScramCredentials(alterations: readonly ScramCredentialAlteration[]): Promise<void> {
+    return alterUserScramCredentials(this.#ctx, alterations);
   }
 
   // consumer groups

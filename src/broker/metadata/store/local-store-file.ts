@@ -9,7 +9,13 @@
 // overrides, and its broker configs use '' for the cluster default, which is `<default>` here as
 // in ZooKeeper.
 
-import { configKey, type DurableState, emptyDurableState, type StoredTopic } from './memory-state.js';
+import {
+  configKey,
+  type DurableState,
+  emptyDurableState,
+  parseConfigKey,
+  type StoredTopic,
+} from './memory-state.js';
 import { MetadataStoreError } from './metadata-store.js';
 import type { PartitionState, TopicAssignment } from './records.js';
 
@@ -37,6 +43,8 @@ interface FileState {
   configs: {
     topics: Record<string, Record<string, string>>;
     brokers: Record<string, Record<string, string>>;
+    /** SCRAM credentials by user (absent in files written before SASL). */
+    users?: Record<string, Record<string, string>>;
   };
   pendingDeletions: string[];
 }
@@ -73,13 +81,15 @@ export function serializeState(s: DurableState, journalSeq: number): string {
     journalSeq,
     ...scalarsToFile(s),
     topics: [...s.topics.values()].map(topicToFile),
-    configs: { topics: {}, brokers: {} },
+    configs: { topics: {}, brokers: {}, users: {} },
     pendingDeletions: [...s.deletions],
   };
   for (const [key, value] of s.configs) {
     const slash = key.indexOf('/');
-    const type = key.slice(0, slash) === 'topics' ? 'topics' : 'brokers';
-    file.configs[type][key.slice(slash + 1)] = { ...value };
+    const type = parseConfigKey(key).type;
+    const byName = file.configs[type] ?? {};
+    file.configs[type] = byName;
+    byName[key.slice(slash + 1)] = { ...value };
   }
   return JSON.stringify(file, null, 1);
 }
@@ -122,7 +132,7 @@ function fromV2(o: Record<string, unknown>): DurableState {
   }
   const configs = o['configs'];
   if (isObject(configs)) {
-    for (const type of ['topics', 'brokers'] as const) {
+    for (const type of ['topics', 'brokers', 'users'] as const) {
       const byName = configs[type];
       if (!isObject(byName)) continue;
       for (const [name, value] of Object.entries(byName))

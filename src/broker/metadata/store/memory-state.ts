@@ -48,7 +48,7 @@ export function parseConfigKey(key: string): ConfigEntity {
   const slash = key.indexOf('/');
   const type = key.slice(0, slash);
   const name = key.slice(slash + 1);
-  if (type === 'topics') return { type, name };
+  if (type === 'topics' || type === 'users') return { type, name };
   return { type: 'brokers', name };
 }
 

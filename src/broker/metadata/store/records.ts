@@ -98,4 +98,6 @@ export interface ProducerIdBlock {
 /** Dynamic config entities: `topics/<name>`, `brokers/<id>` or `brokers/<default>` (cluster-wide). */
 export type ConfigEntity =
   | { readonly type: 'topics'; readonly name: string }
-  | { readonly type: 'brokers'; readonly name: string /* node id or '<default>' */ };
+  | { readonly type: 'brokers'; readonly name: string /* node id or '<default>' */ }
+  /** A user's SCRAM credentials (`SCRAM-SHA-256` → Kafka's credential string), as Kafka stores them. */
+  | { readonly type: 'users'; readonly name: string };

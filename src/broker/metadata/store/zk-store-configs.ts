@@ -21,6 +21,12 @@ import { isZkError } from '../zookeeper/zk-errors.js';
 import { MetadataStoreError } from './metadata-store.js';
 import type { ConfigEntity, ProducerIdBlock } from './records.js';
 import { pipelined, throwFailure } from './zk-store-partitions.js';
+import { desanitizeUserName, sanitizeUserName } from './zk-user-names.js';
+
+/** The znode name of an entity: user names are sanitized as Kafka does. */
+function znodeName(entity: ConfigEntity): string {
+  return entity.type === 'users' ? sanitizeUserName(entity.name) : entity.name;
+}
 
 export async function getOrCreateClusterId(c: ZkClient): Promise<string> {
   for (;;) {
@@ -41,7 +47,7 @@ export async function getOrCreateClusterId(c: ZkClient): Promise<string> {
 }
 
 export async function readConfigs(c: ZkClient, entity: ConfigEntity): Promise<Record<string, string>> {
-  const path = configEntityPath(entity.type, entity.name);
+  const path = configEntityPath(entity.type, znodeName(entity));
   try {
     return decodeEntityConfig(path, (await c.getData(path)).data);
   } catch (e) {
@@ -55,7 +61,7 @@ export async function writeConfigs(
   entity: ConfigEntity,
   configs: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const path = configEntityPath(entity.type, entity.name);
+  const path = configEntityPath(entity.type, znodeName(entity));
   const data = encodeEntityConfig({ ...configs });
   // Kafka's setOrCreateEntityConfigs, then a sequential change notification (version 2).
   for (;;) {
@@ -72,7 +78,7 @@ export async function writeConfigs(
       if (!isZkError(e, 'NODE_EXISTS')) throw e;
     }
   }
-  await c.create(CONFIG_CHANGE_CREATE_PATH, encodeConfigChangeNotification(entity.type, entity.name), {
+  await c.create(CONFIG_CHANGE_CREATE_PATH, encodeConfigChangeNotification(entity.type, znodeName(entity)), {
     mode: 'PERSISTENT_SEQUENTIAL',
   });
 }
@@ -96,7 +102,8 @@ export async function readConfigEntities(c: ZkClient, type: ConfigEntity['type']
     }
   });
   throwFailure(read);
-  return read.flatMap((r) => (r.status === 'fulfilled' && r.value !== null ? [r.value] : [])).sort();
+  const found = read.flatMap((r) => (r.status === 'fulfilled' && r.value !== null ? [r.value] : []));
+  return (type === 'users' ? found.map(desanitizeUserName) : found).sort();
 }
 
 export async function allocateProducerIdBlock(

@@ -1,0 +1,246 @@
+// The Prometheus families, named as the Prometheus JMX exporter's Kafka rules
+// (example_configs/kafka-2_0_0.yml, lowercaseOutputName) render Kafka's MBeans, so dashboards
+// built for Kafka read Samsa unchanged:
+//   kafka.server<type=BrokerTopicMetrics, name=MessagesInPerSec, topic=T>  → kafka_server_brokertopicmetrics_messagesin_total{topic="T"}
+//   kafka.network<type=RequestMetrics, name=RequestsPerSec, request=R, version=V> → kafka_network_requestmetrics_requests_total{request,version}
+//   kafka.network<type=RequestMetrics, name=TotalTimeMs, request=R> 99thPercentile → kafka_network_requestmetrics_totaltimems{request,quantile="0.99"}, Count → …_count
+//   kafka.server<type=ReplicaManager, name=PartitionCount> → kafka_server_replicamanager_partitioncount
+//   kafka.log<type=Log, name=Size, topic=T, partition=P> → kafka_log_log_size{topic,partition}
+//   kafka.coordinator.group<type=GroupMetadataManager, name=NumGroups> → kafka_coordinator_group_groupmetadatamanager_numgroups
+// Every value is read from the broker's own state when scraped; nothing here runs per request.
+
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { MetadataView } from '../metadata/cluster-image.js';
+import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { BrokerMetrics } from './broker-metrics.js';
+import { REQUEST_TIMES } from './request-stats.js';
+
+/** The percentiles of Kafka's Yammer histograms, as the exporter labels them. */
+const QUANTILES: readonly [number, string][] = [
+  [0.5, '0.50'],
+  [0.75, '0.75'],
+  [0.95, '0.95'],
+  [0.98, '0.98'],
+  [0.99, '0.99'],
+  [0.999, '0.999'],
+];
+
+const GROUP_STATES = ['PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'] as const;
+
+export interface CollectorSources {
+  readonly metrics: BrokerMetrics;
+  readonly replicas: ReplicaManager;
+  readonly image: MetadataView;
+  readonly isActiveController: () => boolean;
+  /** The state of every group this broker coordinates; absent = no group coordinator. */
+  readonly groupStates?: () => Promise<readonly string[]>;
+}
+
+export function registerKafkaCollectors(registry: Registry, s: CollectorSources): void {
+  const registers = [registry];
+  const { topics, requests } = s.metrics;
+
+  for (const [field, name, help] of [
+    ['messagesIn', 'messagesin', 'Records appended as leader (MessagesInPerSec)'],
+    ['bytesIn', 'bytesin', 'Record bytes produced (BytesInPerSec)'],
+    ['bytesOut', 'bytesout', 'Record bytes fetched by consumers (BytesOutPerSec)'],
+  ] as const) {
+    new Counter({
+      name: `kafka_server_brokertopicmetrics_${name}_total`,
+      help,
+      labelNames: ['topic'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc(topics.all[field]);
+        for (const [topic, c] of topics.topics((t) => s.image.topic(t) !== undefined))
+          this.inc({ topic }, c[field]);
+      },
+    });
+  }
+
+  new Counter({
+    name: 'kafka_network_requestmetrics_requests_total',
+    help: 'Requests handled, by API and version (RequestsPerSec)',
+    labelNames: ['request', 'version'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [request, st] of requests.entries())
+        st.byVersion.forEach((n, version) => {
+          if (n !== undefined) this.inc({ request, version: String(version) }, n);
+        });
+    },
+  });
+  for (const time of REQUEST_TIMES) {
+    new Gauge({
+      name: `kafka_network_requestmetrics_${time}`,
+      help: `Request ${time.replace(/ms$/, '')} in ms over the last 1028 requests, by quantile`,
+      labelNames: ['request', 'quantile'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [request, st] of requests.entries()) {
+          const values = st.times[time].quantiles(QUANTILES.map(([q]) => q));
+          QUANTILES.forEach(([, quantile], i) => {
+            this.set({ request, quantile }, values[i]!);
+          });
+        }
+      },
+    });
+    new Counter({
+      name: `kafka_network_requestmetrics_${time}_count`,
+      help: `Requests timed in kafka_network_requestmetrics_${time}`,
+      labelNames: ['request'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [request, st] of requests.entries()) this.inc({ request }, st.times[time].count);
+      },
+    });
+  }
+
+  registerReplicaGauges(registers, s);
+  registerControllerGauges(registers, s);
+  registerLogGauges(registers, s);
+  if (s.groupStates) registerGroupGauges(registers, s.groupStates);
+}
+
+function gauge(registers: Registry[], name: string, help: string, value: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers,
+    collect() {
+      this.set(value());
+    },
+  });
+}
+
+function registerReplicaGauges(registers: Registry[], s: CollectorSources): void {
+  const count = (
+    pred: (p: { isLeader: boolean; isr: readonly number[]; replicas: readonly number[] }) => boolean,
+  ) => {
+    let n = 0;
+    for (const p of s.replicas.all()) if (pred(p)) n++;
+    return n;
+  };
+  gauge(registers, 'kafka_server_replicamanager_partitioncount', 'Partitions with a replica here', () =>
+    count(() => true),
+  );
+  gauge(registers, 'kafka_server_replicamanager_leadercount', 'Partitions led here', () =>
+    count((p) => p.isLeader),
+  );
+  gauge(
+    registers,
+    'kafka_server_replicamanager_underreplicatedpartitions',
+    'Partitions led here whose ISR is smaller than their replica set',
+    () => count((p) => p.isLeader && p.isr.length < p.replicas.length),
+  );
+  for (const [field, name] of [
+    ['shrinks', 'isrshrinks'],
+    ['expands', 'isrexpands'],
+  ] as const) {
+    new Counter({
+      name: `kafka_server_replicamanager_${name}_total`,
+      help: `ISR ${field} of partitions led here, accepted by the controller (Isr${field === 'shrinks' ? 'Shrinks' : 'Expands'}PerSec)`,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(s.replicas.isrChanges[field]);
+      },
+    });
+  }
+}
+
+function registerControllerGauges(registers: Registry[], s: CollectorSources): void {
+  gauge(
+    registers,
+    'kafka_controller_kafkacontroller_activecontrollercount',
+    '1 on the broker that is the active controller',
+    () => (s.isActiveController() ? 1 : 0),
+  );
+  // Kafka reports these on the active controller only (0 elsewhere), so a cluster-wide sum is right.
+  const onController = (value: () => number) => () => (s.isActiveController() ? value() : 0);
+  gauge(
+    registers,
+    'kafka_controller_kafkacontroller_offlinepartitionscount',
+    'Partitions without a live leader (active controller only)',
+    onController(() => {
+      let n = 0;
+      for (const t of s.image.topics)
+        for (const p of t.partitions) if (p.leader < 0 || s.image.broker(p.leader) === undefined) n++;
+      return n;
+    }),
+  );
+  gauge(
+    registers,
+    'kafka_controller_kafkacontroller_globaltopiccount',
+    'Topics in the cluster (active controller only)',
+    onController(() => s.image.topicCount),
+  );
+  gauge(
+    registers,
+    'kafka_controller_kafkacontroller_globalpartitioncount',
+    'Partitions in the cluster (active controller only)',
+    onController(() => {
+      let n = 0;
+      for (const t of s.image.topics) n += t.partitions.length;
+      return n;
+    }),
+  );
+}
+
+function registerLogGauges(registers: Registry[], s: CollectorSources): void {
+  for (const [name, help, read] of [
+    ['size', 'Bytes of the partition log on disk', (l) => l.size],
+    ['logendoffset', 'Log end offset of the partition', (l) => Number(l.logEndOffset)],
+    ['logstartoffset', 'Log start offset of the partition', (l) => Number(l.logStartOffset)],
+  ] as const satisfies readonly (readonly [
+    string,
+    string,
+    (l: { size: number; logEndOffset: bigint; logStartOffset: bigint }) => number,
+  ])[]) {
+    new Gauge({
+      name: `kafka_log_log_${name}`,
+      help,
+      labelNames: ['topic', 'partition'],
+      registers,
+      collect() {
+        this.reset();
+        for (const p of s.replicas.all())
+          this.set({ topic: p.topic, partition: String(p.index) }, read(p.log));
+      },
+    });
+  }
+}
+
+function registerGroupGauges(registers: Registry[], groupStates: () => Promise<readonly string[]>): void {
+  const prefix = 'kafka_coordinator_group_groupmetadatamanager_numgroups';
+  // One read of the coordinator per scrape, shared by the six gauges.
+  let pending: Promise<readonly string[]> | null = null;
+  const states = () => {
+    pending ??= groupStates().finally(() => {
+      pending = null;
+    });
+    return pending;
+  };
+  new Gauge({
+    name: prefix,
+    help: 'Groups coordinated here',
+    registers,
+    async collect() {
+      this.set((await states()).length);
+    },
+  });
+  for (const state of GROUP_STATES) {
+    new Gauge({
+      name: `${prefix}${state.toLowerCase()}`,
+      help: `Groups coordinated here in state ${state}`,
+      registers,
+      async collect() {
+        this.set((await states()).filter((st) => st === state).length);
+      },
+    });
+  }
+}

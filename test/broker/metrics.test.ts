@@ -1,0 +1,258 @@
+// /metrics, /health/live and /health/ready of a broker with `http.listener` set: counters match
+// what was produced and fetched (our wire client, our Producer, kcat), request metrics exist for
+// every API used, gauges follow topic creation; the listener refuses what it does not serve.
+
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
+import { Producer } from '../../src/client/index.js';
+import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
+import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
+import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { exec } from '../interop/support/exec.js';
+import { type Exposition, parsePrometheusText, samplesOf, sampleValue } from '../support/prometheus-text.js';
+import { scaled } from '../support/timeouts.js';
+import { RawClient } from './support/raw-client.js';
+import { createTopic, fetchAll, produce } from './support/wire.js';
+
+let broker: TestBroker;
+let c: RawClient;
+let base: string;
+
+before(async () => {
+  broker = await startTestBroker({ overrides: { 'http.listener': '127.0.0.1:0' } });
+  c = await RawClient.connect(broker.port);
+  assert.ok(broker.http);
+  base = `http://127.0.0.1:${broker.http.port}`;
+});
+after(async () => {
+  c.close();
+  await broker.close();
+});
+
+async function scrape(): Promise<Exposition> {
+  const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(scaled(20_000)) });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  return parsePrometheusText(await res.text());
+}
+
+const topicValue = (e: Exposition, name: string, topic: string) => sampleValue(e, name, { topic });
+const logSize = (e: Exposition, topic: string) =>
+  samplesOf(e, 'kafka_log_log_size', { topic }).reduce((sum, s) => sum + s.value, 0);
+
+test('the probes answer 200 once the broker has started', async () => {
+  for (const path of ['/health/live', '/health/ready']) {
+    const res = await fetch(`${base}${path}`);
+    assert.equal(res.status, 200, path);
+    await res.text();
+  }
+});
+
+test('replica and controller gauges follow topic creation', async () => {
+  const before = await scrape();
+  assert.equal(sampleValue(before, 'kafka_controller_kafkacontroller_activecontrollercount'), 1);
+  assert.equal(sampleValue(before, 'kafka_controller_kafkacontroller_offlinepartitionscount'), 0);
+  const partitions = sampleValue(before, 'kafka_server_replicamanager_partitioncount');
+  const leaders = sampleValue(before, 'kafka_server_replicamanager_leadercount');
+  const topics = sampleValue(before, 'kafka_controller_kafkacontroller_globaltopiccount');
+  assert.equal(await createTopic(c, 'gauges', 4), 0);
+  const after = await scrape();
+  assert.equal(sampleValue(after, 'kafka_server_replicamanager_partitioncount'), partitions + 4);
+  assert.equal(sampleValue(after, 'kafka_server_replicamanager_leadercount'), leaders + 4);
+  assert.equal(sampleValue(after, 'kafka_controller_kafkacontroller_globaltopiccount'), topics + 1);
+  assert.equal(sampleValue(after, 'kafka_server_replicamanager_underreplicatedpartitions'), 0);
+  assert.equal(sampleValue(after, 'kafka_server_replicamanager_isrshrinks_total'), 0);
+  assert.equal(sampleValue(after, 'kafka_server_replicamanager_isrexpands_total'), 0);
+  for (let p = 0; p < 4; p++) {
+    assert.equal(sampleValue(after, 'kafka_log_log_size', { topic: 'gauges', partition: String(p) }), 0);
+    assert.equal(
+      sampleValue(after, 'kafka_log_log_logendoffset', { topic: 'gauges', partition: String(p) }),
+      0,
+    );
+  }
+});
+
+test('records and bytes in and out match what the wire client produced and fetched', async () => {
+  assert.equal(await createTopic(c, 'wire', 3), 0);
+  let records = 0;
+  let bytes = 0;
+  for (let i = 0; i < 12; i++) {
+    const n = 1 + (i % 5);
+    const batch = encodeRecordBatchSync(
+      Array.from({ length: n }, (_, j) => ({
+        value: Buffer.alloc(10 + 37 * j, i),
+        timestamp: BigInt(Date.now()),
+      })),
+    );
+    assert.equal((await produce(c, 'wire', i % 3, batch)).errorCode, 0);
+    records += n;
+    bytes += batch.length;
+  }
+  let fetched = 0;
+  for (let p = 0; p < 3; p++) fetched += (await fetchAll(c, 'wire', p)).length;
+  assert.equal(fetched, records);
+  const e = await scrape();
+  assert.equal(topicValue(e, 'kafka_server_brokertopicmetrics_messagesin_total', 'wire'), records);
+  assert.equal(topicValue(e, 'kafka_server_brokertopicmetrics_bytesin_total', 'wire'), bytes);
+  // Bytes stay bytes: the log holds exactly the produced batches, and one fetch to the end reads each once.
+  assert.equal(logSize(e, 'wire'), bytes);
+  assert.equal(topicValue(e, 'kafka_server_brokertopicmetrics_bytesout_total', 'wire'), bytes);
+});
+
+test('kcat and our Producer are counted per topic, and the totals add up', async () => {
+  assert.equal(await createTopic(c, 'clients', 2), 0);
+  const lines = Array.from({ length: 500 }, (_, i) => `kcat-${i}-${'k'.repeat(i % 40)}`);
+  const p = await exec('kcat', ['-b', broker.bootstrap, '-P', '-t', 'clients'], {
+    input: `${lines.join('\n')}\n`,
+    timeoutMs: 30_000,
+  });
+  assert.equal(p.code, 0, p.stderr);
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, lingerMs: 0 });
+  try {
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        producer.send({ topic: 'clients', value: `ours-${i}-${'o'.repeat(i % 70)}` }),
+      ),
+    );
+  } finally {
+    await producer.close();
+  }
+  const consumed = await exec(
+    'kcat',
+    ['-b', broker.bootstrap, '-C', '-t', 'clients', '-o', 'beginning', '-e', '-q'],
+    {
+      timeoutMs: 30_000,
+    },
+  );
+  assert.equal(consumed.code, 0, consumed.stderr);
+  assert.equal(consumed.stdout.toString().trim().split('\n').length, 800);
+
+  const e = await scrape();
+  assert.equal(topicValue(e, 'kafka_server_brokertopicmetrics_messagesin_total', 'clients'), 800);
+  const size = logSize(e, 'clients');
+  assert.equal(topicValue(e, 'kafka_server_brokertopicmetrics_bytesin_total', 'clients'), size);
+  // librdkafka may read a batch twice (prefetch across a leader check); never less than once.
+  assert.ok(topicValue(e, 'kafka_server_brokertopicmetrics_bytesout_total', 'clients') >= size);
+  for (const name of ['messagesin', 'bytesin', 'bytesout']) {
+    const family = `kafka_server_brokertopicmetrics_${name}_total`;
+    const perTopic = samplesOf(e, family).filter((s) => s.labels.topic !== undefined);
+    const sum = perTopic.reduce((acc, s) => acc + s.value, 0);
+    assert.equal(sampleValue(e, family), sum, `${family}: the unlabelled total is the sum over topics`);
+  }
+});
+
+test('request counts and the five latency histograms exist for every API used', async () => {
+  const e = await scrape();
+  // Used by the tests above: the wire client, kcat (librdkafka) and our Producer.
+  for (const request of ['ApiVersions', 'Metadata', 'CreateTopics', 'Produce', 'FetchConsumer']) {
+    const counts = samplesOf(e, 'kafka_network_requestmetrics_requests_total', { request });
+    assert.ok(counts.length > 0, `requests_total for ${request}`);
+    const total = counts.reduce((sum, s) => sum + s.value, 0);
+    assert.ok(total > 0);
+    for (const time of [
+      'requestqueuetimems',
+      'localtimems',
+      'remotetimems',
+      'responsequeuetimems',
+      'totaltimems',
+    ]) {
+      const family = `kafka_network_requestmetrics_${time}`;
+      const quantiles = samplesOf(e, family, { request });
+      assert.deepEqual(
+        quantiles.map((s) => s.labels.quantile).sort(),
+        ['0.50', '0.75', '0.95', '0.98', '0.99', '0.999'],
+        `${family} for ${request}`,
+      );
+      for (const q of quantiles) assert.ok(q.value >= 0 && Number.isFinite(q.value));
+      // The scrape's own requests were not over the Kafka port, so the counts match.
+      assert.equal(sampleValue(e, `${family}_count`, { request }), total, `${family}_count for ${request}`);
+    }
+  }
+  assert.equal(e.types.get('kafka_network_requestmetrics_requests_total'), 'counter');
+  assert.equal(e.types.get('kafka_network_requestmetrics_totaltimems'), 'gauge');
+  assert.ok(sampleValue(e, 'kafka_coordinator_group_groupmetadatamanager_numgroups') >= 0);
+});
+
+test('a long-poll fetch counts its wait as remote time, not local time', async () => {
+  assert.equal(await createTopic(c, 'idle', 1), 0);
+  const r = await c.request(
+    fetchApi,
+    11,
+    {
+      clusterId: null,
+      replicaId: -1,
+      replicaState: { replicaId: -1, replicaEpoch: -1n },
+      maxWaitMs: 300,
+      minBytes: 1,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [
+        {
+          topic: 'idle',
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          partitions: [
+            {
+              partition: 0,
+              currentLeaderEpoch: -1,
+              fetchOffset: 0n,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1n,
+              partitionMaxBytes: 1 << 20,
+              replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+            },
+          ],
+        },
+      ],
+      forgottenTopicsData: [],
+      rackId: '',
+    },
+    scaled(20_000),
+  );
+  assert.equal(r.responses[0]!.partitions[0]!.errorCode, 0);
+  const e = await scrape();
+  const max = (time: string) =>
+    sampleValue(e, `kafka_network_requestmetrics_${time}`, { request: 'FetchConsumer', quantile: '0.999' });
+  // The broker parks the fetch until maxWaitMs (no data arrives); timers never fire early.
+  assert.ok(max('remotetimems') >= 250, `remote ${max('remotetimems')}`);
+  assert.ok(max('totaltimems') >= max('remotetimems'));
+});
+
+test('unknown paths get 404, other methods 405', async () => {
+  const missing = await fetch(`${base}/nope`);
+  assert.equal(missing.status, 404);
+  await missing.text();
+  for (const method of ['POST', 'PUT', 'DELETE']) {
+    const res = await fetch(`${base}/metrics`, { method });
+    assert.equal(res.status, 405, method);
+    assert.equal(res.headers.get('allow'), 'GET, HEAD');
+    await res.text();
+  }
+});
+
+test('a huge request header block is refused and the connection closed', async () => {
+  const reply = await new Promise<string>((resolve, reject) => {
+    const s = connect(broker.http!.port, '127.0.0.1');
+    let got = '';
+    const timer = setTimeout(
+      () => reject(new Error('timed out waiting for the listener to close')),
+      scaled(20_000),
+    );
+    s.on('data', (d) => {
+      got += d.toString();
+    });
+    s.on('error', () => {});
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    s.write(`GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+  });
+  assert.match(reply, /^HTTP\/1\.1 431 /);
+  // The listener still serves everyone else.
+  const res = await fetch(`${base}/health/live`);
+  assert.equal(res.status, 200);
+  await res.text();
+});
