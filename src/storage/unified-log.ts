@@ -20,11 +20,11 @@ import {
   producerBatchOf,
   recordCountOf,
 } from './batch-info.js';
-import type { FileHandleCache } from './file-handle-cache.js';
 import { fsyncDir } from './fs-util.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LocalLog } from './local-log.js';
 import type { LogConfig } from './log-config.js';
+import { isStorageFailure, type LogEnvironment, type UnifiedLogParts } from './log-environment.js';
 import { replayProducerState } from './log-replay.js';
 import { applyRetention, deleteSegments, deleteSegmentsBelowLogStart } from './log-retention.js';
 import { isSmallLog, type LogSegment } from './log-segment.js';
@@ -32,7 +32,6 @@ import { toKafkaError, validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
 import type { ProducerSnapshots } from './producer-snapshots.js';
 import type { CompletedTxn, ProducerStateManager } from './producer-state.js';
-import type { TailCacheBudget } from './tail-cache.js';
 import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
 import {
@@ -51,42 +50,7 @@ import {
   type TimestampOffset,
 } from './types.js';
 
-/** What every log shares with its LogManager. */
-export interface LogEnvironment {
-  cache: FileHandleCache;
-  tailBudget: TailCacheBudget;
-  now: () => number;
-  onError: (error: Error, context: string) => void;
-  /** Deletes a detached segment's files after `delayMs` (file.delete.delay.ms). */
-  scheduleDelete: (segment: LogSegment, delayMs: number) => void;
-  /** The log start offset moved; its checkpoint should be written soon. */
-  onLogStartOffsetChanged: (log: UnifiedLog) => void;
-  /** An I/O error on this log's files: its log dir goes offline (Kafka's LogDirFailureChannel). */
-  onStorageFailure?: (log: UnifiedLog, error: Error) => void;
-}
-
-/** Errors that mean the disk or directory failed, not a bad request. */
-export function isStorageFailure(err: unknown): err is NodeJS.ErrnoException {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return (
-    code !== undefined &&
-    ['EIO', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EBADF', 'ENOTDIR'].includes(code)
-  );
-}
-
-export interface UnifiedLogParts {
-  topic: string;
-  partition: number;
-  dir: string;
-  topicId: string;
-  local: LocalLog;
-  producers: ProducerStateManager;
-  snapshots: ProducerSnapshots;
-  epochs: LeaderEpochCache;
-  logStartOffset: bigint;
-  highWatermark: bigint;
-  metadataSynced?: boolean;
-}
+export { isStorageFailure, type LogEnvironment, type UnifiedLogParts };
 
 const EMPTY = Buffer.alloc(0);
 

@@ -1,0 +1,35 @@
+// What the producer's sender is given: the cluster it sends to, the transaction gate, its options.
+import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/generated/produce.js';
+
+export interface SenderCluster {
+  leaderFor(topic: string, partition: number): number | undefined;
+  requestMetadataUpdate(): void;
+  /** Sends a Produce request; resolves undefined when no response is expected (acks=0). */
+  produce(nodeId: number, req: ProduceRequest, expectResponse: boolean): Promise<ProduceResponse | undefined>;
+  /** Writes out what `produce` queued for the node (one writev per drain). Optional. */
+  flush?(nodeId: number): void;
+}
+
+/** What the transaction manager tells the sender. */
+export interface TransactionGate {
+  /** False while AddPartitionsToTxn for this partition has not succeeded yet. */
+  canSend(topic: string, partition: number): boolean;
+  /** A batch failed: the open transaction can only be aborted now. */
+  onBatchFailed(err: Error): void;
+}
+
+export interface SenderOptions {
+  acks: number;
+  lingerMs: number;
+  requestTimeoutMs: number;
+  deliveryTimeoutMs: number;
+  retries: number;
+  retryBackoffMs: number;
+  retryBackoffMaxMs: number;
+  maxInFlight: number;
+  maxRequestSize: number;
+  /** Compression codec id (0 none … 4 zstd). */
+  codec: number;
+  idempotent: boolean;
+  transactionalId: string | null;
+}
