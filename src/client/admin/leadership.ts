@@ -1,13 +1,12 @@
 // Leadership administration, sent to the controller named by Metadata (NOT_CONTROLLER makes us
 // refresh and retry): ElectLeaders (preferred or unclean), AlterPartitionReassignments (move
 // partitions to new replicas, or cancel a move) and ListPartitionReassignments.
-import { ErrorCode } from '../../protocol/errors.js';
 import { alterPartitionReassignmentsApi } from '../../protocol/messages/generated/alter-partition-reassignments.js';
 import { electLeadersApi } from '../../protocol/messages/generated/elect-leaders.js';
 import { listPartitionReassignmentsApi } from '../../protocol/messages/generated/list-partition-reassignments.js';
 import { KafkaResponseError } from '../errors.js';
-import { type AdminContext, byTopic, RetryableStep, type TopicPartition } from './context.js';
-import type { TimeoutOptions } from './topics.js';
+import { type AdminContext, byTopic, type TopicPartition } from './context.js';
+import { controllerMoved, type TimeoutOptions } from './topics.js';
 
 export interface ElectionResult extends TopicPartition {
   /** 0, or Kafka's code: ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE, ... */
@@ -24,10 +23,6 @@ export interface OngoingReassignment extends TopicPartition {
   replicas: number[];
   addingReplicas: number[];
   removingReplicas: number[];
-}
-
-function notController(code: number, what: string, message?: string | null): void {
-  if (code === ErrorCode.NOT_CONTROLLER) throw new RetryableStep(new KafkaResponseError(code, what, message));
 }
 
 /**
@@ -60,12 +55,12 @@ export async function electLeaders(
       // v0 knows only preferred elections.
       { minVersion: type === 'preferred' ? 0 : 1, timeoutMs: timeoutMs + 5000 },
     );
-    notController(res.errorCode, 'elect leaders');
+    controllerMoved(res.errorCode, 'elect leaders');
     if (res.errorCode !== 0) throw new KafkaResponseError(res.errorCode, 'elect leaders');
     const out: ElectionResult[] = [];
     for (const t of res.replicaElectionResults) {
       for (const p of t.partitionResult) {
-        notController(p.errorCode, `elect leader of ${t.topic}-${p.partitionId}`, p.errorMessage);
+        controllerMoved(p.errorCode, `elect leader of ${t.topic}-${p.partitionId}`, p.errorMessage);
         out.push({
           topic: t.topic,
           partition: p.partitionId,
@@ -98,7 +93,7 @@ export async function alterPartitionReassignments(
       },
       { timeoutMs: timeoutMs + 5000 },
     );
-    notController(res.errorCode, 'alter partition reassignments', res.errorMessage);
+    controllerMoved(res.errorCode, 'alter partition reassignments', res.errorMessage);
     if (res.errorCode !== 0)
       throw new KafkaResponseError(res.errorCode, 'alter partition reassignments', res.errorMessage);
     for (const t of res.responses)
@@ -132,7 +127,7 @@ export async function listPartitionReassignments(
       },
       { timeoutMs: timeoutMs + 5000 },
     );
-    notController(res.errorCode, 'list partition reassignments', res.errorMessage);
+    controllerMoved(res.errorCode, 'list partition reassignments', res.errorMessage);
     if (res.errorCode !== 0)
       throw new KafkaResponseError(res.errorCode, 'list partition reassignments', res.errorMessage);
     return res.topics.flatMap((t) =>

@@ -49,7 +49,8 @@ export interface TimeoutOptions {
   timeoutMs?: number;
 }
 
-function controllerMoved(code: number, what: string, message?: string | null): void {
+/** NOT_CONTROLLER: the controller moved; a retryable step (the admin looks it up again). */
+export function controllerMoved(code: number, what: string, message?: string | null): void {
   if (code === ErrorCode.NOT_CONTROLLER) throw new RetryableStep(new KafkaResponseError(code, what, message));
 }
 
