@@ -7,11 +7,14 @@
 // the broker's per-request work is most of what is timed, and small batches (10 records) make
 // per-request costs (the request timing) weigh the most.
 //
-//   npx tsx bench/metrics-overhead.ts [--rounds N] [--requests N] [--partitions N]
+//   npx tsx bench/metrics-overhead.ts [--rounds N] [--requests N] [--partitions N] [--only overhead|scrape]
 
 import { connect, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
+import { Gauge, Registry } from 'prom-client';
 import { BrokerMetrics } from '../src/broker/metrics/broker-metrics.js';
+import { LogFamilies } from '../src/broker/metrics/log-families.js';
+import type { Partition } from '../src/broker/replica/partition.js';
 import { decodeResponse, encodeRequest } from '../src/protocol/messages/frame.js';
 import { createTopicsApi } from '../src/protocol/messages/generated/create-topics.js';
 import { type FetchRequest, fetchApi } from '../src/protocol/messages/generated/fetch.js';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '8' },
     requests: { type: 'string', default: '8000' },
     partitions: { type: 'string', default: '10000' },
+    only: { type: 'string' }, // 'overhead' or 'scrape'
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -264,18 +268,74 @@ async function scrapeTime(): Promise<void> {
   const createdS = (performance.now() - t0) / 1000;
   const url = `http://127.0.0.1:${broker.http!.port}/metrics`;
   const times: number[] = [];
+  const cpus: number[] = [];
   let body = '';
   for (let i = 0; i < 7; i++) {
     const s = performance.now();
+    const c = process.cpuUsage();
     body = await (await fetch(url)).text();
     times.push(performance.now() - s);
+    const d = process.cpuUsage(c);
+    cpus.push((d.user + d.system) / 1000);
   }
   const series = body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
   console.log(
-    `\n/metrics with ${fmt(PARTITIONS)} partitions (created in ${fmt(createdS, 1)} s): median ${fmt(median(times.slice(2)), 0)} ms over 5 scrapes after 2 warm-ups (first: ${fmt(times[0]!, 0)} ms); ${fmt(series)} series, ${fmt(body.length / 1024, 0)} KiB`,
+    `\n/metrics with ${fmt(PARTITIONS)} partitions (created in ${fmt(createdS, 1)} s): median ${fmt(median(times.slice(2)), 0)} ms (process CPU ${fmt(median(cpus.slice(2)), 0)} ms, client included) over 5 scrapes after 2 warm-ups (first: ${fmt(times[0]!, 0)} ms); ${fmt(series)} series, ${fmt(body.length / 1024, 0)} KiB`,
   );
   wire.close();
   await broker.close();
+}
+
+/**
+ * The per-partition log gauges alone, rendered both ways in the same run: prom-client labelled
+ * gauges set at scrape time (how Samsa did it first) against the text writer (log-families.ts),
+ * over the same PARTITIONS partition-like objects. Median process CPU ms of 9 renders after 3
+ * warm-ups (CPU, not wall time: on a loaded machine the wall time mostly measures the others).
+ */
+async function logFamiliesBeforeAfter(): Promise<void> {
+  const parts = Array.from({ length: PARTITIONS }, (_, i) => ({
+    topic: `scrape-${Math.floor(i / 100)}`,
+    index: i % 100,
+    log: { size: 1_048_576 + i, logEndOffset: BigInt(1000 + i), logStartOffset: BigInt(i) },
+  }));
+  const registry = new Registry();
+  for (const [name, read] of [
+    ['size', (l: (typeof parts)[number]['log']) => l.size],
+    ['logendoffset', (l: (typeof parts)[number]['log']) => Number(l.logEndOffset)],
+    ['logstartoffset', (l: (typeof parts)[number]['log']) => Number(l.logStartOffset)],
+  ] as const) {
+    new Gauge({
+      name: `kafka_log_log_${name}`,
+      help: name,
+      labelNames: ['topic', 'partition'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const p of parts) this.set({ topic: p.topic, partition: String(p.index) }, read(p.log));
+      },
+    });
+  }
+  const families = new LogFamilies(() => parts as unknown as Partition[]);
+  const time = async (f: () => Promise<string> | string) => {
+    const ts: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const t0 = process.cpuUsage();
+      await f();
+      const d = process.cpuUsage(t0);
+      ts.push((d.user + d.system) / 1000);
+    }
+    return median(ts.slice(3));
+  };
+  // Interleaved, so that machine load hits both.
+  const before: number[] = [];
+  const after: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    before.push(await time(() => registry.metrics()));
+    after.push(await time(() => families.text()));
+  }
+  console.log(
+    `\nlog gauges of ${fmt(PARTITIONS)} partitions (${fmt(3 * PARTITIONS)} series), rendered alone (CPU ms): prom-client labelled gauges ${fmt(median(before), 1)} ms, text writer ${fmt(median(after), 1)} ms`,
+  );
 }
 
 /**
@@ -304,10 +364,15 @@ function metricWorkPerProduceNs(): number {
 }
 
 async function main(): Promise<void> {
-  const ns = metricWorkPerProduceNs();
-  console.log(`metric work per produce request, alone: ${fmt(ns, 0)} ns\n`);
-  await overhead();
-  await scrapeTime();
+  if (values.only !== 'scrape') {
+    const ns = metricWorkPerProduceNs();
+    console.log(`metric work per produce request, alone: ${fmt(ns, 0)} ns\n`);
+    await overhead();
+  }
+  if (values.only !== 'overhead') {
+    await logFamiliesBeforeAfter();
+    await scrapeTime();
+  }
 }
 
 main().catch((e: unknown) => {

@@ -6,7 +6,6 @@
 // `startBroker` is the entry point of `samsa start`, the testkit and applications; `close()`
 // answers in-flight requests, gives up the controller role, then flushes logs and checkpoints.
 
-import type { TlsConnectOptions } from '../net/connection.js';
 import { LogManager, lockLogDirs } from '../storage/index.js';
 import { Dispatcher } from './apis/dispatcher.js';
 import { ALL_HANDLERS } from './apis/index.js';
@@ -18,7 +17,7 @@ import { logConfigFor } from './config/log-config-for.js';
 import { brokerMessageFormatWarning } from './config/message-format-version.js';
 import { BrokerGroupCoordinator } from './coordinator/group/broker-group-coordinator.js';
 import { BrokerTxnCoordinator } from './coordinator/txn/broker-txn-coordinator.js';
-import { HttpListener } from './http/http-listener.js';
+import { type HttpHandler, HttpListener } from './http/http-listener.js';
 import { type Logger, silentLogger } from './logger.js';
 import { requestControlledShutdown } from './metadata/controlled-shutdown-request.js';
 import { BrokerChannel } from './metadata/controller/broker-channel.js';
@@ -40,9 +39,14 @@ import {
   type RegisteredEndpoint,
 } from './network/broker-listeners.js';
 import { BufferPool } from './network/buffer-pool.js';
-import { interBrokerTls } from './network/tls-listener.js';
+import { interBrokerLinkSecurity, type LinkSecurity } from './network/inter-broker-link.js';
+import { startQuotas } from './quota/quota-wiring.js';
+import { FetchSessionCache } from './replica/fetch-session-cache.js';
+import { minIsrOf } from './replica/min-isr.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { startReplication } from './replica/replication.js';
+import { AclAuthorizer } from './security/authorizer.js';
+import { type AuthorizerSettings, authorizerSettings } from './security/authorizer-config.js';
 
 export interface StartBrokerOptions extends BrokerConfigInput {
   /** A ready config; when given, the other config fields are ignored. */
@@ -72,6 +76,8 @@ export interface BrokerHandle {
   readonly services: BrokerServices;
   /** The bound address of `http.listener` (/metrics, /health); null when unset. */
   readonly http: { readonly host: string; readonly port: number } | null;
+  /** Serves a path prefix of `http.listener` with `handler` (the console); null without one. */
+  readonly mountHttp: ((prefix: string, handler: HttpHandler) => void) | null;
   /** Graceful stop: answers what was received, flushes, checkpoints. Idempotent. */
   close(): Promise<void>;
 }
@@ -81,11 +87,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const logger = options.logger ?? silentLogger;
   // Every listener's TLS material is loaded and checked before anything starts.
   const prepared = prepareListeners(config);
+  // An authorizer we cannot provide must stop the broker before it takes anything.
+  const acls = authorizerSettings(config.props);
   const interBroker = config.listeners.advertised.find(
     (l) => l.name === config.listeners.interBrokerListener,
   )!;
-  const interBrokerLink =
-    interBroker.securityProtocol === 'SSL' ? interBrokerTls(interBroker, config.props) : undefined;
+  const linkSecurity = interBrokerLinkSecurity(interBroker, config.props);
   // Lock every log dir before anything reads or writes it (the local metadata file lives in the first).
   const locks = await lockLogDirs(config.logDirs);
   const cleanups: (() => Promise<void> | void)[] = [
@@ -95,7 +102,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     for (const c of cleanups.reverse()) await c();
   };
   try {
-    return await assemble(config, logger, cleanups, options.metadataStore, prepared, interBrokerLink);
+    return await assemble(config, logger, cleanups, options.metadataStore, prepared, linkSecurity, acls);
   } catch (e) {
     await unwind().catch(() => {});
     throw e;
@@ -108,11 +115,11 @@ async function assemble(
   cleanups: (() => Promise<void> | void)[],
   givenStore: MetadataStore | undefined,
   prepared: readonly PreparedListener[],
-  /** TLS of connections to other brokers (an SSL inter-broker listener); absent = plaintext. */
-  interBrokerLink: TlsConnectOptions | undefined,
+  /** TLS and SASL of connections to other brokers (the inter-broker listener's protocol). */
+  link: LinkSecurity,
+  aclSettings: AuthorizerSettings | null,
 ): Promise<BrokerHandle> {
   const interBrokerListener = config.listeners.interBrokerListener;
-  const linkTls = interBrokerLink ? { tls: interBrokerLink } : {};
   const nodeId = config.nodeId;
   // First, so that /health/live answers (and /health/ready says 503) while the logs load.
   const http = config.httpListener ? await HttpListener.open({ ...config.httpListener, logger }) : null;
@@ -121,6 +128,11 @@ async function assemble(
   const store = givenStore ?? (await openMetadataStore(config, logger));
   cleanups.push(() => store.close());
   const clusterId = await store.clusterId();
+  const authorizer = aclSettings ? new AclAuthorizer({ ...aclSettings, store, logger }) : undefined;
+  if (authorizer) {
+    cleanups.push(() => authorizer.close());
+    await authorizer.start();
+  }
   // A broker's `host`/`port` in the image are its inter-broker endpoint (fetchers, controller
   // requests); Metadata answers pick each client's listener from the endpoints.
   const publisher = new MetadataPublisher({ clusterId, store, logger, listenerName: interBrokerListener });
@@ -179,7 +191,7 @@ async function assemble(
     localReceiver: receiver,
     clientId: `samsa-controller-${nodeId}`,
     listenerName: interBrokerListener,
-    link: linkTls,
+    link,
     logger,
   });
   cleanups.push(() => channel.close());
@@ -205,12 +217,13 @@ async function assemble(
     image,
     localController: controller,
     brokerEpoch: () => brokerEpoch,
-    ...linkTls,
+    ...link,
     logger,
   });
   cleanups.push(() => replication.close());
   const commands = new TopicCommands({ store, view: publisher, config, logger });
-  const groups = new BrokerGroupCoordinator({ config, image, commands, replicas, logger });
+  const minIsr = minIsrOf(image, configs);
+  const groups = new BrokerGroupCoordinator({ config, image, commands, replicas, minIsrOf: minIsr, logger });
   cleanups.push(() => groups.close());
   const producerIds = new ProducerIdManager(store, nodeId);
   const scram = new ScramCredentials(store);
@@ -221,13 +234,23 @@ async function assemble(
     replicas,
     producerIds,
     groups,
-    ...(interBrokerLink ? { interBrokerTls: interBrokerLink } : {}),
+    interBrokerSecurity: link,
+    minIsrOf: minIsr,
     logger,
   });
   cleanups.push(() => txns.close());
   followPublisher(publisher, { replicas, internalTopics: [groups.internalTopic, txns.internalTopic] });
   const buffers = new BufferPool();
   cleanups.push(() => buffers.close());
+  const quotas = await startQuotas({
+    configs,
+    store,
+    publisher,
+    listenerNames: prepared.map((p) => p.identity.name),
+    interBrokerListener,
+    logger,
+  });
+  cleanups.push(() => quotas.close());
   const services: BrokerServices = {
     nodeId,
     config,
@@ -238,7 +261,13 @@ async function assemble(
     logs,
     producerIds,
     scram,
-    registry: new ApiRegistry(ALL_HANDLERS),
+    quotas: quotas.clientQuotas,
+    // ConsumerGroupHeartbeat/Describe exist only with group.coordinator.rebalance.protocols ∋ consumer.
+    registry: new ApiRegistry(
+      groups.coordinator.consumerProtocolEnabled
+        ? ALL_HANDLERS
+        : ALL_HANDLERS.filter((h) => h.api.key !== 68 && h.api.key !== 69),
+    ),
     logger,
     groups,
     txns,
@@ -246,7 +275,11 @@ async function assemble(
     controllerRequests: receiver,
     activeController: controller,
     leadership: controller,
+    fetchSessions: new FetchSessionCache({
+      maxEntries: Number(configs.brokerValue('max.incremental.fetch.session.cache.slots') ?? 1000),
+    }),
     metrics,
+    ...(authorizer ? { authorizer } : {}),
   };
   const server = await BrokerListeners.open(prepared, {
     maxRequestBytes: config.socketRequestMaxBytes,
@@ -257,6 +290,7 @@ async function assemble(
     logger,
     buffers,
     scramCredentials: (user, mechanism) => scram.lookup(user, mechanism),
+    connectionQuotas: quotas.connectionQuotas,
   });
   cleanups.push(() => server.close());
   const endpoints = server.endpoints(config);
@@ -388,7 +422,8 @@ async function assemble(
         replicas,
         image,
         isActiveController: () => controller.isActive,
-        groupStates: async () => (await groups.coordinator.listGroups([], [])).groups.map((g) => g.state),
+        fetchSessions: services.fetchSessions,
+        groups: groups.coordinator,
       }),
     );
     http.setReady(true);
@@ -407,6 +442,7 @@ async function assemble(
     endpoints,
     services,
     http: http?.address ?? null,
+    mountHttp: http ? (prefix, handler) => http.mount(prefix, handler) : null,
     close() {
       closing ??= (async () => {
         http?.setReady(false);
@@ -419,7 +455,7 @@ async function assemble(
             localController: controller,
             maxRetries: config.controlledShutdownMaxRetries,
             retryBackoffMs: config.controlledShutdownRetryBackoffMs,
-            ...linkTls,
+            ...link,
             logger,
           });
         }

@@ -6,6 +6,7 @@
 import { BROKER_CONFIGS } from '../broker/config/broker-configs.js';
 import { KAFKA_BROKER_KEY_PREFIXES, KAFKA_BROKER_KEYS } from '../broker/config/kafka-broker-keys.js';
 import { TOPIC_CONFIGS } from '../broker/config/topic-configs.js';
+import { AUTHORIZER_KEYS } from '../broker/security/authorizer-config.js';
 import { didYouMean } from './suggest.js';
 
 export interface ConfigKeyReport {
@@ -32,7 +33,7 @@ export function configKeyReport(keys: Iterable<string>): ConfigKeyReport {
   const noEffect: string[] = [];
   const candidates = [...new Set([...BROKER_CONFIGS.keys(), ...KAFKA_BROKER_KEYS])];
   for (const key of keys) {
-    if (BROKER_CONFIGS.has(key) || actsPerListener(key)) continue;
+    if (BROKER_CONFIGS.has(key) || actsPerListener(key) || AUTHORIZER_KEYS.includes(key)) continue;
     if (KAFKA_BROKER_KEYS.has(key) || KAFKA_BROKER_KEY_PREFIXES.some((p) => key.startsWith(p))) {
       noEffect.push(key);
       continue;

@@ -13,13 +13,36 @@ Commands:
   produce   send lines of stdin as records (samsa produce --help)
   consume   print records (samsa consume --help)
   groups    list, describe, reset offsets of, delete consumer groups (samsa groups --help)
+  configs   describe and alter configs of topics, brokers, users, clients (samsa configs --help)
+  cluster   cluster id, controller, brokers with racks and endpoints (samsa cluster --help)
+  records   delete records before offsets: samsa records --delete (samsa records --help)
+  log-dirs  log directories and partition sizes per broker (samsa log-dirs --help)
+  acls      add, remove, list ACLs (samsa acls --help)
+  transactions  list, describe, find hanging, abort transactions (samsa transactions --help)
+  console   serve the web console for a cluster (samsa console --help)
   perf      benchmarks: samsa perf produce --help, samsa perf consume --help
   zookeeper run a ZooKeeper server for a broker cluster (samsa zookeeper --help)
 
   samsa --version prints the version.
 `;
 
-const COMMANDS = ['start', 'topics', 'produce', 'consume', 'groups', 'perf', 'zookeeper', 'help'];
+const COMMANDS = [
+  'start',
+  'topics',
+  'produce',
+  'consume',
+  'groups',
+  'configs',
+  'cluster',
+  'records',
+  'log-dirs',
+  'acls',
+  'transactions',
+  'console',
+  'perf',
+  'zookeeper',
+  'help',
+];
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -41,6 +64,20 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./commands/topics.js')).runTopics(rest);
     case 'groups':
       return (await import('./commands/groups.js')).runGroups(rest);
+    case 'console':
+      return (await import('./commands/console.js')).runConsole(rest); // -1: keeps serving
+    case 'configs':
+      return (await import('./commands/configs.js')).runConfigs(rest);
+    case 'cluster':
+      return (await import('./commands/cluster.js')).runCluster(rest);
+    case 'records':
+      return (await import('./commands/records.js')).runRecords(rest);
+    case 'log-dirs':
+      return (await import('./commands/log-dirs.js')).runLogDirs(rest);
+    case 'acls':
+      return (await import('./commands/acls.js')).runAcls(rest);
+    case 'transactions':
+      return (await import('./commands/transactions.js')).runTransactions(rest);
     case undefined:
     case 'help':
     case '--help':

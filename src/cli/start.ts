@@ -7,6 +7,7 @@ import type { LogLevel } from '../broker/logger.js';
 import { CommandUsageError, parseCommand } from './commands/common.js';
 import { configKeyReport } from './config-warnings.js';
 import { consoleLogger } from './console-logger.js';
+import { mountConsole, readConsoleSettings } from './start-console.js';
 
 export const START_USAGE = `Usage: samsa start [server.properties] [options]
 
@@ -17,7 +18,8 @@ export const START_USAGE = `Usage: samsa start [server.properties] [options]
   --node-id N            node.id (default 1)
   --zookeeper CONNECT    join a cluster: zookeeper.connect (host:port[,host:port...][/chroot])
   --override KEY=VALUE   any Kafka broker config; repeatable; wins over the file
-  --log-level LEVEL      debug | info | warn | error (default info)
+  --log-level LEVEL      debug | info | warn | error (default info); debug logs every request
+  --log-format FORMAT    text | json: one line per event on stderr (default: log.format, text)
 `;
 
 /** A mistake on `samsa start`'s command line. */
@@ -65,6 +67,7 @@ export async function runStart(argv: readonly string[]): Promise<void> {
       zookeeper: { type: 'string' },
       override: { type: 'string', multiple: true },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -87,6 +90,9 @@ export async function runStart(argv: readonly string[]): Promise<void> {
   const level = (values['log-level'] ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(level))
     throw new UsageError(`unknown log level ${JSON.stringify(level)} (debug, info, warn or error)`);
+  const formatFlag = values['log-format'];
+  if (formatFlag !== undefined && formatFlag !== 'text' && formatFlag !== 'json')
+    throw new UsageError(`unknown log format ${JSON.stringify(formatFlag)} (text or json)`);
   const port = parseIntFlag('port', values.port);
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   const nodeId = parseIntFlag('node-id', values['node-id']);
@@ -99,14 +105,18 @@ export async function runStart(argv: readonly string[]): Promise<void> {
     ...(nodeId !== undefined ? { nodeId } : {}),
     overrides,
   });
-  const logger = consoleLogger(level);
-  const report = configKeyReport(config.props.keys());
+  const logger = consoleLogger(
+    level,
+    formatFlag ?? (config.props.get('log.format') === 'json' ? 'json' : 'text'),
+  );
+  const consoleSettings = readConsoleSettings(config.props);
+  const report = configKeyReport([...config.props.keys()].filter((k) => !k.startsWith('console.')));
   for (const line of report.unknown) logger.log('warn', line);
   if (report.noEffect.length > 0)
     logger.log('info', `Kafka configs that have no effect in samsa: ${report.noEffect.join(', ')}`);
   const { startBroker } = await import('../broker/broker.js');
   const broker = await startBroker({ config, logger });
-  process.stdout.write(startBanner(broker, config));
+  let webConsole: Awaited<ReturnType<typeof mountConsole>> = null;
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -115,17 +125,22 @@ export async function runStart(argv: readonly string[]): Promise<void> {
     }
     stopping = true;
     process.stdout.write(`${signal}: stopping broker ${broker.nodeId}\n`);
-    broker.close().then(
-      () => {
-        process.stdout.write('stopped\n');
-        process.exit(0);
-      },
-      (e: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(e)}\n`);
-        process.exit(1);
-      },
-    );
+    (webConsole?.close() ?? Promise.resolve())
+      .then(() => broker.close())
+      .then(
+        () => {
+          process.stdout.write('stopped\n');
+          process.exit(0);
+        },
+        (e: unknown) => {
+          process.stderr.write(`shutdown failed: ${String(e)}\n`);
+          process.exit(1);
+        },
+      );
   };
+  // Before anything is printed: whoever waits for the banner may signal at once.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  webConsole = await mountConsole(broker, consoleSettings, logger);
+  process.stdout.write(startBanner(broker, config));
 }

@@ -1,6 +1,7 @@
 // Client, producer and admin options: camelCase versions of Kafka's config keys with Kafka's
 // defaults, validated up front so that mistakes fail at construction and not mid-send.
 // `fromKafkaProperties` maps the dotted Kafka names (`linger.ms=5`) for the CLI's --producer-props.
+import type { ThrottleEvent } from '../net/broker-link.js';
 import type { TlsConnectOptions } from '../net/connection.js';
 import { SaslOptionError, type SaslOptions, validateSaslOptions } from '../net/sasl/sasl-options.js';
 import { ConfigError } from './errors.js';
@@ -32,6 +33,11 @@ export interface ClientOptions {
    * `{ mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512', username, password }`.
    */
   sasl?: SaslOptions;
+  /**
+   * Called when a broker throttles this client (a response with throttle_time_ms > 0, KIP-219;
+   * librdkafka's throttle_cb). The client already holds its requests to that broker that long.
+   */
+  onThrottle?: (event: ThrottleEvent) => void;
 }
 
 export interface ResolvedClientOptions {
@@ -48,6 +54,7 @@ export interface ResolvedClientOptions {
   tls?: TlsConnectOptions;
   /** SASL credentials of every connection; absent = no authentication. */
   sasl?: SaslOptions;
+  onThrottle?: (event: ThrottleEvent) => void;
 }
 
 function resolveSasl(o: SaslOptions): SaslOptions {
@@ -103,6 +110,7 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     metadataMaxAgeMs: intOption('metadataMaxAgeMs', o.metadataMaxAgeMs, 300000, 0),
     ...(o.ssl ? { tls: o.ssl === true ? {} : { ...o.ssl } } : {}),
     ...(o.sasl ? { sasl: resolveSasl(o.sasl) } : {}),
+    ...(o.onThrottle ? { onThrottle: o.onThrottle } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // Public surface of the TypeScript client.
 
+export type { ThrottleEvent } from '../net/broker-link.js';
 export type { TlsConnectOptions } from '../net/connection.js';
 export type { ClientSaslMechanism, SaslOptions } from '../net/sasl/sasl-options.js';
 export { Admin } from './admin/admin.js';
@@ -23,7 +24,21 @@ export type {
 } from './admin/groups.js';
 export { AlterOffsetsPartitionError } from './admin/groups.js';
 export type { ElectionResult, OngoingReassignment, PartitionReassignment } from './admin/leadership.js';
-export type { DeleteRecordsTarget, ListedOffset, OffsetQuery, OffsetSpec } from './admin/partition-ops.js';
+export type { LogDirDescription, ReplicaLogDirInfo } from './admin/log-dirs.js';
+export type {
+  DeleteRecordsTarget,
+  ListedOffset,
+  OffsetQuery,
+  OffsetSpec,
+  ReplicaLogEnd,
+  ReplicaQuery,
+} from './admin/partition-ops.js';
+export type {
+  ClientQuotaAlteration,
+  ClientQuotaEntry,
+  ClientQuotaFilterComponent,
+  QuotaEntityComponent,
+} from './admin/quotas.js';
 export type { ScramCredentialAlteration, UserScramCredentials } from './admin/scram.js';
 export type {
   CreatedTopic,
@@ -32,6 +47,14 @@ export type {
   PartitionDescription,
   TopicDescription,
 } from './admin/topics.js';
+export type {
+  AbortTransactionSpec,
+  ListTransactionsFilter,
+  PartitionProducers,
+  ProducerState,
+  TransactionDescription,
+  TransactionListing,
+} from './admin/transactions.js';
 export type { ClientOptions } from './config.js';
 export { fromKafkaProperties } from './config.js';
 export {
@@ -49,6 +72,7 @@ export {
   type PartitionAssignor,
   type RebalanceListener,
   RebalanceListenerError,
+  type ReplayStart,
   rangeAssignor,
   roundRobinAssignor,
   stickyAssignor,
@@ -58,6 +82,20 @@ export {
 export * from './errors.js';
 export { jsonReplacer } from './json.js';
 export type { PartitionMetadata, TopicMetadata } from './metadata.js';
+export type { NodeRequestMetrics } from './metrics/client-metrics.js';
+export type { ConsumerMetricsSnapshot, PartitionLagMetrics } from './metrics/consumer-metrics.js';
+export type { ProducerMetricsSnapshot } from './metrics/producer-metrics.js';
+export {
+  OrderedParallelConsumer,
+  type OrderedParallelStats,
+} from './patterns/ordered-parallel-consumer.js';
+export {
+  type FailurePolicy,
+  type OrderedParallelOptions,
+  type OrderingMode,
+  RecordProcessingError,
+  type RetryOptions,
+} from './patterns/ordered-parallel-options.js';
 export type { HeaderValue, RecordHeaders } from './producer/batch-builder.js';
 export type { PartitionerContext, PartitionerFn, PartitionerOption } from './producer/partitioner.js';
 export {

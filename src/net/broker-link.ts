@@ -3,6 +3,9 @@
 // advertised in ApiVersions. Every request picks the highest version both sides support, so we
 // never send a version a broker removed (Kafka 4 dropped many old ones).
 // Reconnects wait an exponential backoff with jitter after each failed attempt.
+// A response with throttle_time_ms > 0, in a version where Kafka's broker answers before it
+// throttles (KIP-219), holds this broker's next requests for that long (the connection's
+// `throttle`; a reconnect inherits what is left), as Java's NetworkClient does.
 
 import { ErrorCode } from '../protocol/errors.js';
 import { type ApiVersionsResponse, apiVersionsApi } from '../protocol/messages/generated/api-versions.js';
@@ -45,6 +48,18 @@ export interface BrokerLinkOptions {
   /** Sent in ApiVersions v3+ (KIP-511); defaults CLIENT_SOFTWARE_NAME / CLIENT_SOFTWARE_VERSION. */
   clientSoftwareName?: string;
   clientSoftwareVersion?: string;
+  /** Told of every throttle a broker imposes (KIP-219), after the link has applied it. */
+  onThrottle?: (event: ThrottleEvent) => void;
+}
+
+/** A broker's throttle_time_ms > 0 in a response: requests to it are held that long. */
+export interface ThrottleEvent {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  /** The API of the response that carried it. */
+  readonly apiKey: number;
+  readonly throttleTimeMs: number;
 }
 
 interface ResolvedLinkOptions {
@@ -58,6 +73,7 @@ interface ResolvedLinkOptions {
   sasl: SaslOptions | undefined;
   clientSoftwareName: string;
   clientSoftwareVersion: string;
+  onThrottle: ((event: ThrottleEvent) => void) | undefined;
 }
 
 export interface RequestOptions {
@@ -131,7 +147,29 @@ function resolveLinkOptions(o: BrokerLinkOptions): ResolvedLinkOptions {
     sasl: o.sasl,
     clientSoftwareName: o.clientSoftwareName ?? CLIENT_SOFTWARE_NAME,
     clientSoftwareVersion: o.clientSoftwareVersion ?? CLIENT_SOFTWARE_VERSION,
+    onThrottle: o.onThrottle,
   };
+}
+
+/**
+ * The first version of each API whose throttle_time_ms the client must honour itself (Kafka's
+ * `shouldClientThrottle`): older versions were delayed by the broker instead. APIs absent here
+ * (e.g. DescribeClientQuotas, DescribeCluster) are never throttled client-side. Pairs: `key:version`.
+ */
+const CLIENT_THROTTLE_FROM: ReadonlyMap<number, number> = new Map(
+  (
+    '0:6 1:8 2:3 3:6 8:4 9:4 10:2 11:3 12:2 13:2 14:2 15:2 16:2 18:2 19:3 20:2 21:1 22:1 24:1 25:1 ' +
+    '26:1 28:1 29:1 30:1 31:1 32:2 33:1 34:1 35:1 37:1 38:1 39:1 40:1 41:1 42:1 43:0 44:0 45:0 46:0 ' +
+    '47:0 50:0 51:0 62:0 63:0 64:0 75:0'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':').map(Number) as [number, number]),
+);
+
+/** Does a response of this API version carry a throttle the client applies (KIP-219)? */
+export function clientThrottles(apiKey: number, version: number): boolean {
+  const from = CLIENT_THROTTLE_FROM.get(apiKey);
+  return from !== undefined && version >= from;
 }
 
 export class BrokerLink {
@@ -147,6 +185,8 @@ export class BrokerLink {
   #closed = false;
   /** When the current connection should be replaced (SASL session lifetime); Infinity = never. */
   #renewAt = Number.POSITIVE_INFINITY;
+  /** The broker's last throttle ends then (ms since the epoch); outlives a reconnect. */
+  #throttledUntil = 0;
 
   constructor(nodeId: number, host: string, port: number, opts: BrokerLinkOptions) {
     this.nodeId = nodeId;
@@ -166,6 +206,11 @@ export class BrokerLink {
 
   get inFlight(): number {
     return this.#conn?.inFlight ?? 0;
+  }
+
+  /** Until when the broker throttles this client (ms since the epoch; past = not throttled). */
+  get throttledUntil(): number {
+    return this.#throttledUntil;
   }
 
   /** Broker's [min, max] for an API key, once connected; undefined if it does not offer it. */
@@ -223,12 +268,19 @@ export class BrokerLink {
     const msg = typeof body === 'function' ? (body as (v: number) => Req)(version) : body;
     const clientId = this.#opts.clientId;
     const hv = responseHeaderVersion(api as ApiDescriptor<unknown, unknown>, version);
+    const throttles = clientThrottles(api.key, version);
     return conn.send<Res>({
       build: (corr) => encodeClientRequest(api, version, corr, clientId, msg),
       parse: (frame) => {
         const r = new Reader(frame);
         skipResponseHeader(r, hv);
-        return api.readResponse(r, version);
+        const res = api.readResponse(r, version);
+        // Applied here, before anyone sees the response, so nothing can slip out in between.
+        if (throttles) {
+          const ms = (res as { throttleTimeMs?: unknown }).throttleTimeMs;
+          if (typeof ms === 'number' && ms > 0) this.#throttle(conn, api.key, ms);
+        }
+        return res;
       },
       expectResponse: o?.expectResponse ?? true,
       timeoutMs: o?.timeoutMs,
@@ -243,6 +295,19 @@ export class BrokerLink {
       return null;
     }
     return c?.connected ? c : null;
+  }
+
+  #throttle(conn: Connection, apiKey: number, throttleTimeMs: number): void {
+    const until = Date.now() + throttleTimeMs;
+    if (until > this.#throttledUntil) this.#throttledUntil = until;
+    conn.throttle(until);
+    const notify = this.#opts.onThrottle;
+    if (notify === undefined) return;
+    try {
+      notify({ nodeId: this.nodeId, host: this.host, port: this.port, apiKey, throttleTimeMs });
+    } catch {
+      // A listener's failure must not fail the response that carried the throttle.
+    }
   }
 
   close(): void {
@@ -293,6 +358,7 @@ export class BrokerLink {
     }
     this.#failures = 0;
     this.#nextAttemptAt = 0;
+    if (this.#throttledUntil > Date.now()) conn.throttle(this.#throttledUntil);
     this.#conn = conn;
     conn.onClose(() => {
       if (this.#conn === conn) this.#conn = null;

@@ -9,6 +9,10 @@
 //
 // A request that times out closes the connection: its response may still arrive later, and with
 // ordered responses there is no way to skip it safely (Java does the same).
+//
+// Client-side throttling (KIP-219): after `throttle(until)` new requests are held, in order, and
+// written when that time comes (a request's timeout starts when it is written), so a client over
+// its quota sends nothing to a broker that has muted the connection anyway.
 import net from 'node:net';
 import tls from 'node:tls';
 import { ClientClosedError, ConnectionError, RequestTimeoutError } from './errors.js';
@@ -52,6 +56,13 @@ export interface FrameRequest<T> {
   timeoutMs?: number;
 }
 
+/** A request submitted while the connection is throttled: written when the throttle ends. */
+interface Held {
+  req: FrameRequest<unknown>;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
 interface InFlight {
   correlationId: number;
   deadline: number;
@@ -79,6 +90,10 @@ export class Connection {
   #onClose: ((err: Error | null) => void) | null = null;
   /** The socket corked until the next tick, if any. */
   #corked: net.Socket | null = null;
+  /** KIP-219: no request is written before this time (ms since the epoch). */
+  #throttledUntil = 0;
+  #held: Held[] = [];
+  #throttleTimer: NodeJS.Timeout | null = null;
 
   constructor(opts: ConnectionOptions) {
     this.#opts = opts;
@@ -90,9 +105,40 @@ export class Connection {
     return this.#socket !== null && !this.#closed && this.#connecting === null;
   }
 
+  /** Requests awaiting a response, plus those held by a throttle. */
   get inFlight(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.length - this.#head + this.#held.length;
   }
+
+  /** Until when new requests are held (ms since the epoch; in the past = not throttled). */
+  get throttledUntil(): number {
+    return this.#throttledUntil;
+  }
+
+  /**
+   * Holds every request submitted from now until `until` (ms since the epoch), as Kafka's clients
+   * do after a response with throttle_time_ms > 0 (KIP-219); a later time extends the throttle.
+   */
+  throttle(until: number): void {
+    if (this.#closed || until <= this.#throttledUntil) return;
+    this.#throttledUntil = until;
+    if (this.#throttleTimer !== null) clearTimeout(this.#throttleTimer);
+    this.#throttleTimer = setTimeout(this.#releaseHeld, Math.max(1, until - Date.now()));
+    this.#throttleTimer.unref(); // the socket keeps the process up while requests are held
+  }
+
+  readonly #releaseHeld = (): void => {
+    this.#throttleTimer = null;
+    const wait = this.#throttledUntil - Date.now();
+    if (wait > 0) {
+      this.#throttleTimer = setTimeout(this.#releaseHeld, wait);
+      this.#throttleTimer.unref();
+      return;
+    }
+    const held = this.#held;
+    this.#held = [];
+    for (const h of held) this.#dispatch(h.req).then(h.resolve, h.reject);
+  };
 
   /** Called once when the connection ends, with the error that ended it (null on close()). */
   onClose(fn: (err: Error | null) => void): void {
@@ -135,6 +181,19 @@ export class Connection {
   }
 
   send<T>(req: FrameRequest<T>): Promise<T> {
+    if (this.#closed || this.#socket === null) {
+      return Promise.reject(new ConnectionError(`not connected to ${this.host}:${this.port}`));
+    }
+    // Held requests go first, in order, even once the time has come (the timer releases them).
+    if (this.#held.length > 0 || Date.now() < this.#throttledUntil) {
+      return new Promise<T>((resolve, reject) => {
+        this.#held.push({ req, resolve: resolve as (v: unknown) => void, reject });
+      });
+    }
+    return this.#dispatch(req);
+  }
+
+  #dispatch<T>(req: FrameRequest<T>): Promise<T> {
     const socket = this.#socket;
     if (this.#closed || socket === null) {
       return Promise.reject(new ConnectionError(`not connected to ${this.host}:${this.port}`));
@@ -316,6 +375,8 @@ export class Connection {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#throttleTimer) clearTimeout(this.#throttleTimer);
+    this.#throttleTimer = null;
     const socket = this.#socket;
     this.#socket = null;
     if (socket) {
@@ -326,6 +387,8 @@ export class Connection {
       else socket.destroy();
     }
     const pending = this.#queue.slice(this.#head);
+    const held = this.#held;
+    this.#held = [];
     this.#queue = [];
     this.#head = 0;
     this.#chunks = [];
@@ -339,6 +402,12 @@ export class Connection {
         );
       } else p.reject(err);
     }
+    for (const h of held)
+      h.reject(
+        err instanceof RequestTimeoutError
+          ? new ConnectionError(`connection to ${this.host}:${this.port} closed after a request timeout`)
+          : err,
+      );
     this.#onClose?.(requested ? null : err);
   }
 }

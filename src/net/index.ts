@@ -6,8 +6,10 @@ export {
   type BrokerLinkOptions,
   CLIENT_SOFTWARE_NAME,
   CLIENT_SOFTWARE_VERSION,
+  clientThrottles,
   encodeClientRequest,
   type RequestOptions,
+  type ThrottleEvent,
 } from './broker-link.js';
 export {
   Connection,

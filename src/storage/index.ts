@@ -13,6 +13,7 @@ export {
 export { LOCK_FILE, LogDirInUseError, type LogDirLock, lockLogDir, lockLogDirs } from './log-dir-lock.js';
 export { type CreateLogOptions, LogManager, type LogManagerOptions } from './log-manager.js';
 export { MetaPropertiesMismatchError } from './partition-metadata.js';
+export { NO_GUARD, type VerificationGuard } from './producer-state.js';
 export {
   type AbortedTransaction,
   type AppendListener,

@@ -42,6 +42,22 @@ interface ProducerEntry {
   lastTimestamp: bigint;
 }
 
+/**
+ * KIP-890 (Kafka's VerificationGuard): the token of one verification that a producer's
+ * transaction includes this partition. A transactional batch that starts a transaction here is
+ * appended only with the guard the partition still holds for its producer; a marker, the start of
+ * the transaction or a new epoch drops the guard, so a verification that raced with the end of the
+ * transaction cannot open a new one. `NO_GUARD` stands for "no verification was needed" (the
+ * transaction was already open when the append was decided).
+ */
+export type VerificationGuard = { readonly producerId: bigint; readonly epoch: number };
+export const NO_GUARD: VerificationGuard = Object.freeze({ producerId: -1n, epoch: -1 });
+
+interface GuardEntry {
+  guard: VerificationGuard;
+  createdMs: bigint;
+}
+
 export interface CompletedTxn {
   producerId: bigint;
   firstOffset: bigint;
@@ -62,6 +78,8 @@ export class ProducerStateManager {
   readonly #producers = new Map<bigint, ProducerEntry>();
   /** producerId → first offset of its open transaction. */
   readonly #ongoing = new Map<bigint, bigint>();
+  /** producerId → the guard of its pending verification (KIP-890). */
+  readonly #guards = new Map<bigint, GuardEntry>();
   /** Completed transactions whose marker the high watermark has not passed yet. */
   #unreplicated: CompletedTxn[] = [];
   /** State reflects every batch below this offset. */
@@ -69,6 +87,27 @@ export class ProducerStateManager {
 
   get producerCount(): number {
     return this.#producers.size;
+  }
+
+  /** Whether `producerId` at `epoch` has a transaction open on this partition. */
+  hasOngoingTransaction(producerId: bigint, epoch: number): boolean {
+    const e = this.#producers.get(producerId);
+    return e !== undefined && e.currentTxnFirstOffset >= 0n && e.producerEpoch === epoch;
+  }
+
+  /**
+   * Before verifying a transactional batch (Kafka's maybeStartTransactionVerification):
+   * `NO_GUARD` when the producer's transaction is already open here (nothing to verify), else the
+   * producer's guard (the pending one of the same epoch, or a new one) to append with once the
+   * coordinator confirmed the partition is in the transaction.
+   */
+  startVerification(producerId: bigint, epoch: number, nowMs: bigint): VerificationGuard {
+    if (this.hasOngoingTransaction(producerId, epoch)) return NO_GUARD;
+    const cur = this.#guards.get(producerId);
+    if (cur !== undefined && cur.guard.epoch === epoch) return cur.guard;
+    const guard: VerificationGuard = { producerId, epoch };
+    this.#guards.set(producerId, { guard, createdMs: nowMs });
+    return guard;
   }
 
   /**
@@ -83,9 +122,12 @@ export class ProducerStateManager {
     b: ProducerBatch,
     lastOffsetDelta: number,
     fromCoordinator = false,
+    verification?: VerificationGuard,
   ): BatchMetadata | null {
     if (b.producerId < 0n) return null;
     const e = this.#producers.get(b.producerId);
+    if (verification !== undefined && b.transactional && b.marker === null)
+      this.#checkVerified(b, e, verification);
     if (e === undefined) return null; // unknown producer: any sequence is accepted (KIP-360)
     if (b.producerEpoch < e.producerEpoch) {
       throw new KafkaError(
@@ -115,6 +157,21 @@ export class ProducerStateManager {
     return null;
   }
 
+  /**
+   * KIP-890: a transactional batch whose transaction is not open here needs the guard this
+   * partition holds for its producer (a verification it still trusts). A retry of a batch already
+   * written (a duplicate) passes: its transaction is open.
+   */
+  #checkVerified(b: ProducerBatch, e: ProducerEntry | undefined, guard: VerificationGuard): void {
+    if (e !== undefined && e.currentTxnFirstOffset >= 0n && e.producerEpoch === b.producerEpoch) return;
+    const held = this.#guards.get(b.producerId)?.guard;
+    if (guard === NO_GUARD || held !== guard || guard.epoch !== b.producerEpoch)
+      throw new KafkaError(
+        ErrorCode.INVALID_TXN_STATE,
+        `Producer ${b.producerId} has no verified transaction on this partition`,
+      );
+  }
+
   /** Applies a batch (any origin, in log order). Returns the transaction a marker completed. */
   apply(b: ProducerBatch): CompletedTxn | null {
     if (b.lastOffset >= this.mapEndOffset) this.mapEndOffset = b.lastOffset + 1n;
@@ -135,6 +192,11 @@ export class ProducerStateManager {
       e.producerEpoch = b.producerEpoch;
       e.batches = [];
     }
+    const guard = this.#guards.size === 0 ? undefined : this.#guards.get(b.producerId);
+    // A marker ends the verified transaction; a transactional batch opens it; an older epoch's
+    // verification is stale.
+    if (guard !== undefined && (b.marker !== null || b.transactional || guard.guard.epoch < b.producerEpoch))
+      this.#guards.delete(b.producerId);
     if (b.maxTimestamp > e.lastTimestamp) e.lastTimestamp = b.maxTimestamp;
     if (b.marker !== null) {
       if (b.marker.type !== ControlType.ABORT && b.marker.type !== ControlType.COMMIT) return null;
@@ -170,6 +232,8 @@ export class ProducerStateManager {
 
   /** First offset of the oldest transaction that is open or whose marker is above the HW. */
   firstUnstableOffset(): bigint | null {
+    // Every Fetch asks this of every partition it names: no iterator when nothing is open.
+    if (this.#ongoing.size === 0 && this.#unreplicated.length === 0) return null;
     let min: bigint | null = null;
     for (const first of this.#ongoing.values()) if (min === null || first < min) min = first;
     for (const t of this.#unreplicated) if (min === null || t.firstOffset < min) min = t.firstOffset;
@@ -189,8 +253,12 @@ export class ProducerStateManager {
       this.#unreplicated = this.#unreplicated.filter((t) => t.lastOffset >= hw);
   }
 
-  /** Drops producers idle for longer than `maxIdleMs` that have no open transaction. */
+  /**
+   * Drops producers idle for longer than `maxIdleMs` that have no open transaction, and
+   * verification guards older than that (a verification never followed by its append).
+   */
   removeExpired(nowMs: bigint, maxIdleMs: bigint): void {
+    for (const [id, g] of this.#guards) if (nowMs - g.createdMs >= maxIdleMs) this.#guards.delete(id);
     for (const [id, e] of this.#producers) {
       if (e.currentTxnFirstOffset < 0n && e.lastTimestamp >= 0n && nowMs - e.lastTimestamp > maxIdleMs) {
         this.#producers.delete(id);
@@ -201,6 +269,7 @@ export class ProducerStateManager {
   clear(mapEndOffset: bigint): void {
     this.#producers.clear();
     this.#ongoing.clear();
+    this.#guards.clear();
     this.#unreplicated = [];
     this.mapEndOffset = mapEndOffset;
   }

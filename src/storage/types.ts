@@ -2,6 +2,7 @@
 // `UnifiedLog` (unified-log.ts); the broker codes against this interface so the layers can move
 // independently.
 import type { LogConfig } from './log-config.js';
+import type { VerificationGuard } from './producer-state.js';
 
 /** Where an append comes from: Kafka's `AppendOrigin`. Only coordinators may write control batches. */
 export type AppendOrigin = 'client' | 'coordinator';
@@ -9,6 +10,12 @@ export type AppendOrigin = 'client' | 'coordinator';
 export interface AppendOptions {
   /** Default `'client'`: control (transaction marker) batches are rejected with INVALID_RECORD. */
   origin?: AppendOrigin;
+  /**
+   * KIP-890: set when the broker verifies transactional writes. A transactional batch whose
+   * transaction is not open on the partition is appended only with the guard
+   * `startTransactionVerification` gave and the partition still holds; else INVALID_TXN_STATE.
+   */
+  verificationGuard?: VerificationGuard;
 }
 
 export interface AppendResult {
@@ -161,6 +168,11 @@ export interface PartitionLog {
    */
   assignEpochStartOffset(epoch: number): void;
   producerStates(): ProducerStateView[];
+  /**
+   * KIP-890, before verifying a transactional batch: `NO_GUARD` when the producer's transaction
+   * is already open here at `epoch`, else the guard to append with once verified.
+   */
+  startTransactionVerification(producerId: bigint, epoch: number): VerificationGuard;
   /** fsync of everything written so far; moves the recovery point. */
   flush(): Promise<void>;
 }

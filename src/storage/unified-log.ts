@@ -31,7 +31,7 @@ import { isSmallLog, type LogSegment } from './log-segment.js';
 import { toKafkaError, validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
 import type { ProducerSnapshots } from './producer-snapshots.js';
-import type { CompletedTxn, ProducerStateManager } from './producer-state.js';
+import type { CompletedTxn, ProducerStateManager, VerificationGuard } from './producer-state.js';
 import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
 import {
@@ -171,7 +171,12 @@ export class UnifiedLog implements PartitionLog {
       transactional: v.transactional,
       marker: v.marker,
     };
-    const duplicate = this.producers.checkLeaderAppend(pb, h.lastOffsetDelta, origin === 'coordinator');
+    const duplicate = this.producers.checkLeaderAppend(
+      pb,
+      h.lastOffsetDelta,
+      origin === 'coordinator',
+      options?.verificationGuard,
+    );
     if (duplicate !== null) {
       // Acknowledge a retry only once the original is written.
       await this.#whenWritten(duplicate.lastOffset);
@@ -391,6 +396,10 @@ export class UnifiedLog implements PartitionLog {
 
   producerStates(): ProducerStateView[] {
     return this.producers.views();
+  }
+
+  startTransactionVerification(producerId: bigint, epoch: number): VerificationGuard {
+    return this.producers.startVerification(producerId, epoch, BigInt(this.env.now()));
   }
 
   assignEpochStartOffset(epoch: number): void {

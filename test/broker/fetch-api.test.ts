@@ -138,7 +138,7 @@ test('v13 names topics by id; unknown ids get UNKNOWN_TOPIC_ID', async () => {
   assert.equal((await c.request(fetchApi, 13, bad)).responses[0]!.partitions[0]!.errorCode, 100);
 });
 
-test('sessions: (0,0) and (0,-1) are sessionless full fetches; anything else is FETCH_SESSION_ID_NOT_FOUND', async () => {
+test('sessions: (0,0) and (0,-1) are full fetches; an unknown session is FETCH_SESSION_ID_NOT_FOUND', async () => {
   assert.equal(
     (await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionEpoch: 0 }))).errorCode,
     0,

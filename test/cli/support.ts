@@ -40,7 +40,9 @@ export function runCli(
   });
   child.stdin.on('error', () => {});
   child.stdin.end(o.stdin ?? '');
-  const ms = scaled(o.timeoutMs ?? 30_000);
+  // A liveness bound: a fresh process compiles the TypeScript it loads (tsx), which at a load
+  // of 25+ on two cores takes most of a minute for `samsa start`.
+  const ms = scaled(o.timeoutMs ?? 120_000);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

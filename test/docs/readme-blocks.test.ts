@@ -28,6 +28,11 @@ const DOCS = [
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`),
+  // One page per client pattern (ordered parallel consumption, replay, ...).
+  ...readdirSync(join(REPO_ROOT, 'docs/patterns'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/patterns/${f}`),
 ];
 
 const blocks: DocBlock[] = DOCS.flatMap((file) =>

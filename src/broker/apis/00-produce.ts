@@ -12,6 +12,9 @@
 // batch (`Partition.waitForHighWatermark`: the request's timeout → REQUEST_TIMED_OUT, the ISR
 // below min.insync.replicas by then → NOT_ENOUGH_REPLICAS_AFTER_APPEND, leadership lost →
 // NOT_LEADER_OR_FOLLOWER); acks=1 answers once the leader's append is written.
+// A transactional batch that would open a transaction on a partition waits for its coordinator's
+// verification first (KIP-890, `produce-txn-verification.ts`), behind which later batches of the
+// same producer and partition keep their order.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
@@ -20,12 +23,15 @@ import {
   type ProduceResponsePartitionProduceResponse,
   produceApi,
 } from '../../protocol/messages/generated/produce.js';
+import { isTransactional } from '../../protocol/record-batch/header.js';
 import type { AppendResult } from '../../storage/index.js';
 import { remoteWait } from '../metrics/request-stats.js';
 import { CloseConnection, defineApi, NO_RESPONSE } from './api.js';
+import { AclOp, allowed, deniedNames, ResType } from './authorize.js';
 import { appendLegacy } from './legacy-produce.js';
 import { notHostedError } from './partition-errors.js';
 import { checkNotInternalTopic, checkProducedRecords } from './produce-checks.js';
+import { mixedProducers, ProduceTxnVerification } from './produce-txn-verification.js';
 import type { BrokerServices } from './services.js';
 
 /** The first version whose records are exactly one RecordBatch v2. */
@@ -47,13 +53,13 @@ function partitionResult(index: number, r: AppendResult): ProduceResponsePartiti
 function partitionError(
   index: number,
   e: unknown,
-  broker: BrokerServices,
+  broker: BrokerServices | undefined,
 ): ProduceResponsePartitionProduceResponse {
   const err =
     e instanceof KafkaError
       ? e
       : new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, 'Unexpected error while appending');
-  if (!(e instanceof KafkaError)) broker.logger.log('error', 'produce append failed', { error: String(e) });
+  if (!(e instanceof KafkaError)) broker?.logger.log('error', 'produce append failed', { error: String(e) });
   const recordErrors =
     (e as { recordErrors?: { batchIndex: number; message: string | null }[] }).recordErrors ?? [];
   return {
@@ -68,9 +74,40 @@ function partitionError(
   };
 }
 
+const withoutMessage = (
+  r: ProduceResponsePartitionProduceResponse,
+): ProduceResponsePartitionProduceResponse => ({ ...r, errorMessage: null });
+
 function minInsyncReplicas(broker: BrokerServices, topic: string): number {
   const t = broker.image.topic(topic);
   return Number(t ? broker.configs.topicValue('min.insync.replicas', t.configs) : 1);
+}
+
+/** Whether any partition carries a transactional batch (the attributes of its first batch). */
+function hasTransactionalRecords(req: ProduceRequest): boolean {
+  for (const t of req.topicData)
+    for (const pd of t.partitionData) {
+      const r = pd.records;
+      if (r !== null && r.length >= 23 && r[16] === 2 && isTransactional(r.readInt16BE(21))) return true;
+    }
+  return false;
+}
+
+/** Every partition failed with `code` (acks=0: the connection is closed instead, as Kafka does). */
+function produceError(req: ProduceRequest, code: number, acks: number): ProduceResponse | CloseConnection {
+  if (acks === 0) return new CloseConnection(`acks=0 produce refused: error ${code}`);
+  const err = new KafkaError(code);
+  return {
+    responses: req.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((pd) => ({
+        ...partitionError(pd.index, err, undefined),
+        errorMessage: null,
+      })),
+    })),
+    throttleTimeMs: 0,
+    nodeEndpoints: [],
+  };
 }
 
 export default defineApi<ProduceRequest, ProduceResponse>({
@@ -85,6 +122,21 @@ export default defineApi<ProduceRequest, ProduceResponse>({
   async handle(ctx, req) {
     const { broker, version } = ctx;
     const acks = req.acks;
+    // Kafka: transactional records need WRITE on their transactional id, else the whole request
+    // fails; topics need WRITE, per partition TOPIC_AUTHORIZATION_FAILED (checked before existence).
+    if (broker.authorizer !== undefined && version >= FIRST_BATCH_VERSION && hasTransactionalRecords(req)) {
+      const id = req.transactionalId;
+      if (id === null || !allowed(ctx, AclOp.WRITE, ResType.TRANSACTIONAL_ID, id))
+        return produceError(req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, acks);
+    }
+    const denied = deniedNames(ctx, AclOp.WRITE, ResType.TOPIC, req.topicData, (t) => t.name);
+    // KIP-890: transactional batches are verified with their coordinator before they open a
+    // transaction on a partition (produce-txn-verification.ts).
+    const txnCheck = new ProduceTxnVerification(broker, req.transactionalId);
+    if (version >= FIRST_BATCH_VERSION && req.transactionalId !== null && txnCheck.enabled) {
+      const mixed = mixedProducers(req);
+      if (mixed !== ErrorCode.NONE) return produceError(req, mixed, acks);
+    }
     const pending: Promise<ProduceResponsePartitionProduceResponse>[][] = [];
     for (const topic of req.topicData) {
       const results: Promise<ProduceResponsePartitionProduceResponse>[] = [];
@@ -100,6 +152,11 @@ export default defineApi<ProduceRequest, ProduceResponse>({
               ),
             ),
           );
+          continue;
+        }
+        if (denied?.has(topic.name)) {
+          // Kafka answers the code alone (errorMessage null).
+          results.push(fail(new KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)).then(withoutMessage));
           continue;
         }
         const partition = broker.replicas.get(topic.name, pd.index);
@@ -120,7 +177,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           checkNotInternalTopic(topic.name, ctx.header.clientId);
           const appended = legacy
             ? appendLegacy(broker, topic.name, partition, pd.records, acks, minIsr)
-            : partition.appendAsLeader(pd.records!, acks, minIsr);
+            : txnCheck.append(topic.name, partition, pd.records!, acks, minIsr);
           const bytes = pd.records?.length ?? 0;
           results.push(
             acks === -1

@@ -1,9 +1,10 @@
 // Fetch (key 1), v0-17, for consumers and followers. v0-9 answers are adapted as Kafka does
 // (`legacy-fetch.ts`: down-conversion to magic 0/1 for v0-3, no zstd topics before v10).
-// Sessionless only: SessionId 0 with epoch 0 or -1 is a full fetch and the answer carries
-// SessionId 0 (clients then stay sessionless); any other session is FETCH_SESSION_ID_NOT_FOUND.
-// Every requested partition is answered (the Java client rejects a full response that omits
-// one). Reads stop at the high watermark, or at the LSO for
+// Fetch sessions (KIP-227, v7+): `fetch-session-context.ts` decides what a request reads (its
+// partitions, or every partition of its incremental session) and which answers it sends (all for
+// a full fetch — the Java client rejects a full response that omits one — only the changed ones
+// for an incremental fetch); the sessions live in `broker.fetchSessions`. Reads stop at the high
+// watermark, or at the LSO for
 // read_committed (isolation level 1, the default of three of our four clients), whose answer
 // carries AbortedTransactions. The first non-empty partition always gets its first batch whole,
 // even above MaxBytes/PartitionMaxBytes (KIP-74). Fewer than MinBytes → park until an append
@@ -21,10 +22,18 @@ import {
   type FetchResponsePartitionData,
   fetchApi,
 } from '../../protocol/messages/generated/fetch.js';
+import type { PartitionLog } from '../../storage/index.js';
 import { remoteWait } from '../metrics/request-stats.js';
 import { type WatchedLog, waitForAppend } from '../replica/delayed-fetch.js';
 import { checkDivergence, readForFollower } from '../replica/follower-read.js';
 import { defineApi, type RequestContext } from './api.js';
+import { deniedFetchTopics } from './authorize.js';
+import {
+  defaultFetchSessionCache,
+  type FetchTarget,
+  newFetchContext,
+  respondInContext,
+} from './fetch-session-context.js';
 import { leaderEpochError } from './leader-epoch-check.js';
 import { adaptOldFetchAnswer, needsOldFetchAdaptation } from './legacy-fetch.js';
 import { notHostedError } from './partition-errors.js';
@@ -32,20 +41,20 @@ import type { BrokerServices } from './services.js';
 
 const READ_COMMITTED = 1;
 
-interface Target {
-  readonly topic: string;
-  readonly topicId: string;
-  readonly partitions: {
-    readonly index: number;
-    readonly fetchOffset: bigint;
-    readonly maxBytes: number;
-    readonly currentLeaderEpoch: number;
-    readonly lastFetchedEpoch: number;
-    readonly logStartOffset: bigint;
-  }[];
-  /** Set when the topic id is unknown (v13+). */
-  readonly unknownId: boolean;
+type Target = FetchTarget;
+/** Sessions of handlers whose services have no cache (hand-made test services). */
+let fallbackSessions: ReturnType<typeof defaultFetchSessionCache> | undefined;
+function fallbackSessionCache(): ReturnType<typeof defaultFetchSessionCache> {
+  fallbackSessions ??= defaultFetchSessionCache();
+  return fallbackSessions;
 }
+
+// Shared by every answer that has no records / no diverging epoch…: never mutated (answers
+// replace these fields, as `divergingEpoch` below), frozen so that a mutation would throw.
+const NO_RECORDS = Buffer.alloc(0);
+const NO_DIVERGING_EPOCH = Object.freeze({ epoch: -1, endOffset: -1n });
+const NO_LEADER = Object.freeze({ leaderId: -1, leaderEpoch: -1 });
+const NO_SNAPSHOT = Object.freeze({ endOffset: -1n, epoch: -1 });
 
 function emptyPartition(index: number, errorCode: number): FetchResponsePartitionData {
   return {
@@ -54,13 +63,20 @@ function emptyPartition(index: number, errorCode: number): FetchResponsePartitio
     highWatermark: -1n,
     lastStableOffset: -1n,
     logStartOffset: -1n,
-    divergingEpoch: { epoch: -1, endOffset: -1n },
-    currentLeader: { leaderId: -1, leaderEpoch: -1 },
-    snapshotId: { endOffset: -1n, epoch: -1 },
+    divergingEpoch: NO_DIVERGING_EPOCH,
+    currentLeader: NO_LEADER,
+    snapshotId: NO_SNAPSHOT,
     abortedTransactions: null,
     preferredReadReplica: -1,
-    records: Buffer.alloc(0),
+    records: NO_RECORDS,
   };
+}
+
+/** The log's current offsets, for an answer without records. */
+function fillOffsets(out: FetchResponsePartitionData, log: PartitionLog): void {
+  out.highWatermark = log.highWatermark;
+  out.lastStableOffset = log.lastStableOffset;
+  out.logStartOffset = log.logStartOffset;
 }
 
 /** The fetching follower (replica id ≥ 0); `firstPass`: its position is recorded on this pass. */
@@ -79,6 +95,8 @@ async function readAll(
   logs: WatchedLog[],
   allocate: ((size: number) => Buffer) | undefined,
   follower: FollowerFetcher | null,
+  /** Topics the principal may not read (ACLs); null: none. */
+  denied: ReadonlySet<string> | null = null,
 ): Promise<{ responses: FetchResponse['responses']; bytes: number; error: boolean }> {
   let bytes = 0;
   let error = false;
@@ -86,6 +104,11 @@ async function readAll(
   for (const t of targets) {
     const partitions: FetchResponsePartitionData[] = [];
     for (const rp of t.partitions) {
+      if (denied !== null && !t.unknownId && denied.has(t.topic)) {
+        error = true;
+        partitions.push(emptyPartition(rp.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+        continue;
+      }
       const p = t.unknownId ? undefined : broker.replicas.get(t.topic, rp.index);
       if (!p) {
         error = true;
@@ -123,13 +146,9 @@ async function readAll(
         partitions.push(out);
         continue;
       }
+      const log = p.log;
       const epochError = leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch);
       const base = emptyPartition(rp.index, ErrorCode.NONE);
-      const fill = (): void => {
-        base.highWatermark = p.log.highWatermark;
-        base.lastStableOffset = p.log.lastStableOffset;
-        base.logStartOffset = p.log.logStartOffset;
-      };
       if (!p.isLeader || epochError !== ErrorCode.NONE) {
         error = true;
         base.errorCode = p.isLeader ? epochError : ErrorCode.NOT_LEADER_OR_FOLLOWER;
@@ -141,38 +160,49 @@ async function readAll(
       const divergence = checkDivergence(p, rp.fetchOffset, rp.lastFetchedEpoch);
       if (divergence !== null) {
         error = true;
-        fill();
+        fillOffsets(base, log);
         if (typeof divergence === 'number') base.errorCode = divergence;
         else base.divergingEpoch = { ...divergence };
         partitions.push(base);
         continue;
       }
+      // Nothing new (at or past the HW/LSO, within the log): answered from the log's offsets
+      // alone — no segment lookup, no promise — as `read` would answer it. Sessions and long
+      // polls ask this of every partition on every pass.
+      const highWatermark = log.highWatermark;
+      const lastStableOffset = log.lastStableOffset;
+      const logStartOffset = log.logStartOffset;
+      if (
+        rp.fetchOffset >= (readCommitted ? lastStableOffset : highWatermark) &&
+        rp.fetchOffset >= logStartOffset &&
+        rp.fetchOffset <= log.logEndOffset
+      ) {
+        base.highWatermark = highWatermark;
+        base.lastStableOffset = lastStableOffset;
+        base.logStartOffset = logStartOffset;
+        if (readCommitted) base.abortedTransactions = [];
+        partitions.push(base);
+        continue;
+      }
       try {
-        const bound = readCommitted ? p.log.lastStableOffset : p.log.highWatermark;
-        if (rp.fetchOffset === bound && rp.fetchOffset >= p.log.logStartOffset) {
-          // Caught up: nothing to read, no I/O.
-          fill();
-          if (readCommitted) base.abortedTransactions = [];
-        } else {
-          const limit = Math.min(rp.maxBytes, Math.max(0, maxBytes - bytes));
-          const r = await p.log.read(rp.fetchOffset, {
-            maxBytes: limit,
-            upperBound: readCommitted ? 'lso' : 'hw',
-            minOneBatch: bytes === 0,
-            allocate,
-          });
-          base.highWatermark = r.highWatermark;
-          base.lastStableOffset = r.lastStableOffset;
-          base.logStartOffset = r.logStartOffset;
-          base.records = r.records;
-          if (readCommitted) base.abortedTransactions = r.abortedTransactions ?? [];
-          bytes += r.records.length;
-        }
+        const limit = Math.min(rp.maxBytes, Math.max(0, maxBytes - bytes));
+        const r = await log.read(rp.fetchOffset, {
+          maxBytes: limit,
+          upperBound: readCommitted ? 'lso' : 'hw',
+          minOneBatch: bytes === 0,
+          allocate,
+        });
+        base.highWatermark = r.highWatermark;
+        base.lastStableOffset = r.lastStableOffset;
+        base.logStartOffset = r.logStartOffset;
+        base.records = r.records;
+        if (readCommitted) base.abortedTransactions = r.abortedTransactions ?? [];
+        bytes += r.records.length;
       } catch (e) {
         if (!(e instanceof KafkaError)) throw e;
         error = true;
         base.errorCode = e.code;
-        fill();
+        fillOffsets(base, log);
       }
       partitions.push(base);
     }
@@ -242,30 +272,36 @@ export default defineApi<FetchRequest, FetchResponse>({
   maxVersion: 17,
   async handle(ctx, req) {
     const { broker, version } = ctx;
-    const fullFetch = req.sessionId === 0 && (req.sessionEpoch === 0 || req.sessionEpoch === -1);
-    if (!fullFetch) {
-      return {
-        throttleTimeMs: 0,
-        errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
-        sessionId: 0,
-        responses: [],
-        nodeEndpoints: [],
-      };
+    const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId;
+    const sessions = broker.fetchSessions ?? fallbackSessionCache();
+    const context = newFetchContext(sessions, broker.image, req, version, replicaId >= 0, Date.now());
+    if (context.kind === 'error') {
+      const answer = respondInContext(context, sessions, [], [], Date.now());
+      return { throttleTimeMs: 0, ...answer, nodeEndpoints: [] };
     }
-    const targets = resolveTargets(broker, req, version);
+    const targets = context.kind === 'incremental' ? context.targets : resolveTargets(broker, req, version);
     const maxBytes = Math.min(
       req.maxBytes > 0 ? req.maxBytes : broker.config.fetchMaxBytes,
       broker.config.fetchMaxBytes,
     );
     const readCommitted = req.isolationLevel === READ_COMMITTED;
+    const denied = deniedFetchTopics(ctx, replicaId >= 0, targets);
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
     const reads = pooledReads(ctx);
-    const replicaId = version >= 15 ? req.replicaState.replicaId : req.replicaId;
     const replicaEpoch = version >= 15 ? req.replicaState.replicaEpoch : -1n;
     for (let pass = 0; ; pass++) {
       const logs: WatchedLog[] = [];
       const follower = replicaId >= 0 ? { replicaId, replicaEpoch, firstPass: pass === 0 } : null;
-      const result = await readAll(broker, targets, maxBytes, readCommitted, logs, reads?.allocate, follower);
+      const result = await readAll(
+        broker,
+        targets,
+        maxBytes,
+        readCommitted,
+        logs,
+        reads?.allocate,
+        follower,
+        denied,
+      );
       const remaining = deadline - Date.now();
       const satisfied = result.bytes >= req.minBytes || result.error || remaining <= 0 || logs.length === 0;
       // Without an append since the read, the answer we have is still the right one.
@@ -274,18 +310,14 @@ export default defineApi<FetchRequest, FetchResponse>({
         broker.replicas.isClosing ||
         (await remoteWait(ctx.timing, waitForAppend(logs, remaining, broker.replicas))) !== 'data'
       ) {
+        // Only partitions without records are left out, so no read buffer is dropped here.
+        const answer = respondInContext(context, sessions, targets, result.responses, Date.now());
         if (needsOldFetchAdaptation(version))
-          await adaptOldFetchAnswer(broker, version, req, result.responses, replicaId >= 0);
+          await adaptOldFetchAnswer(broker, version, req, answer.responses, replicaId >= 0);
         reads?.releaseAfterResponse();
         // Followers' reads are replication traffic, not BytesOut (Kafka's split).
-        if (replicaId < 0) broker.metrics?.topics.fetched(result.responses);
-        return {
-          throttleTimeMs: 0,
-          errorCode: ErrorCode.NONE,
-          sessionId: 0,
-          responses: result.responses,
-          nodeEndpoints: [],
-        };
+        if (replicaId < 0) broker.metrics?.topics.fetched(answer.responses);
+        return { throttleTimeMs: 0, ...answer, nodeEndpoints: [] };
       }
       // This pass's answer is dropped: nothing references its buffers any more.
       reads?.releaseNow();

@@ -13,12 +13,15 @@ import {
 } from '../../protocol/messages/generated/leader-and-isr.js';
 import { leaderAndIsrErrorResponse } from '../metadata/controller/request-forms.js';
 import { CloseConnection, defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 export default defineApi<LeaderAndIsrRequest, LeaderAndIsrResponse>({
   api: leaderAndIsrApi,
   minVersion: 0,
   maxVersion: 7,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.CLUSTER_ACTION))
+      return leaderAndIsrErrorResponse(req, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     const receiver = ctx.broker.controllerRequests;
     if (receiver === undefined) return leaderAndIsrErrorResponse(req, ErrorCode.STALE_CONTROLLER_EPOCH);
     try {

@@ -11,12 +11,15 @@ import {
   stopReplicaApi,
 } from '../../protocol/messages/generated/stop-replica.js';
 import { CloseConnection, defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 export default defineApi<StopReplicaRequest, StopReplicaResponse>({
   api: stopReplicaApi,
   minVersion: 0,
   maxVersion: 4,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.CLUSTER_ACTION))
+      return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, partitionErrors: [] };
     const receiver = ctx.broker.controllerRequests;
     if (receiver === undefined) return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH, partitionErrors: [] };
     try {

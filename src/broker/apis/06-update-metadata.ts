@@ -10,12 +10,15 @@ import {
   updateMetadataApi,
 } from '../../protocol/messages/generated/update-metadata.js';
 import { CloseConnection, defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 export default defineApi<UpdateMetadataRequest, UpdateMetadataResponse>({
   api: updateMetadataApi,
   minVersion: 0,
   maxVersion: 8,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.CLUSTER_ACTION))
+      return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED };
     const receiver = ctx.broker.controllerRequests;
     if (receiver === undefined) return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH };
     try {

@@ -11,6 +11,7 @@ import {
   controlledShutdownApi,
 } from '../../protocol/messages/generated/controlled-shutdown.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 const failed = (errorCode: number): ControlledShutdownResponse => ({ errorCode, remainingPartitions: [] });
 
@@ -19,6 +20,7 @@ export default defineApi<ControlledShutdownRequest, ControlledShutdownResponse>(
   minVersion: 2,
   maxVersion: 3,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.CLUSTER_ACTION)) return failed(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     const controller = ctx.broker.activeController;
     if (controller === undefined) return failed(ErrorCode.STALE_CONTROLLER_EPOCH);
     if (req.brokerEpoch < 0n || req.brokerId < 0) return failed(ErrorCode.STALE_BROKER_EPOCH);

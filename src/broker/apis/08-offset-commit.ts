@@ -12,6 +12,7 @@ import {
   offsetCommitApi,
 } from '../../protocol/messages/generated/offset-commit.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType, splitDeniedTopics } from './authorize.js';
 import { mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
 import { groupCoordinator } from './group-api.js';
 
@@ -21,7 +22,21 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
   maxVersion: 9,
   async handle(ctx, req) {
     const v = ctx.version;
-    const { known, unknown } = splitUnknownPartitions(ctx.broker.image, req.topics);
+    if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
+      return {
+        throttleTimeMs: 0,
+        topics: req.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p.partitionIndex,
+            errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+          })),
+        })),
+      };
+    const { allowedTopics, refused } = splitDeniedTopics(ctx, AclOp.READ, req.topics);
+    const split = splitUnknownPartitions(ctx.broker.image, allowedTopics);
+    const known = split.known;
+    const unknown = refused.length === 0 ? split.unknown : [...refused, ...split.unknown];
     if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
     const gc = groupCoordinator(ctx);
     const results = gc
@@ -31,6 +46,7 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
           memberId: v >= 1 ? req.memberId : '',
           groupInstanceId: v >= 7 ? req.groupInstanceId : null,
           retentionTimeMs: v >= 2 && v <= 4 ? Number(req.retentionTimeMs) : -1,
+          apiVersion: v,
           topics: known.map((t) => ({
             name: t.name,
             partitions: t.partitions.map((p) => ({

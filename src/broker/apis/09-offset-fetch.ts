@@ -11,6 +11,7 @@ import {
 } from '../../protocol/messages/generated/offset-fetch.js';
 import type { OffsetFetchGroupResult } from '../coordinator/group/index.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, deniedNames, ResType } from './authorize.js';
 import { groupCoordinator } from './group-api.js';
 
 type Topics = ReadonlyArray<{ name: string; partitionIndexes: number[] }> | null;
@@ -39,12 +40,60 @@ export default defineApi<OffsetFetchRequest, OffsetFetchResponse>({
   async handle(ctx, req) {
     const v = ctx.version;
     const gc = groupCoordinator(ctx);
-    const fetch = (groupId: string, topics: Topics): Promise<OffsetFetchGroupResult> =>
+    // v9+: a KIP-848 member's id and epoch (STALE_MEMBER_EPOCH / UNKNOWN_MEMBER_ID for consumer groups).
+    type Member = { memberId: string | null; memberEpoch: number } | undefined;
+    const fetchAllowed = (
+      groupId: string,
+      topics: Topics,
+      member?: Member,
+    ): Promise<OffsetFetchGroupResult> =>
       gc
-        ? gc.fetchOffsets(groupId, toPartitions(topics), v >= 7 && req.requireStable)
+        ? gc.fetchOffsets(groupId, toPartitions(topics), v >= 7 && req.requireStable, member)
         : Promise.resolve({ groupId, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] });
+    // Kafka: DESCRIBE on the group, else GROUP_AUTHORIZATION_FAILED; named topics the principal may
+    // not describe come back TOPIC_AUTHORIZATION_FAILED, and "all topics" leaves them out.
+    const fetch = async (
+      groupId: string,
+      topics: Topics,
+      member?: Member,
+    ): Promise<OffsetFetchGroupResult> => {
+      if (!allowed(ctx, AclOp.DESCRIBE, ResType.GROUP, groupId))
+        return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+      if (ctx.broker.authorizer === undefined) return fetchAllowed(groupId, topics, member);
+      const denied =
+        topics === null ? null : deniedNames(ctx, AclOp.DESCRIBE, ResType.TOPIC, topics, (t) => t.name);
+      const r = await fetchAllowed(
+        groupId,
+        denied === null ? topics : topics!.filter((t) => !denied.has(t.name)),
+        member,
+      );
+      if (topics === null)
+        r.topics = r.topics.filter((t) => allowed(ctx, AclOp.DESCRIBE, ResType.TOPIC, t.name));
+      else if (denied !== null)
+        for (const t of topics)
+          if (denied.has(t.name))
+            r.topics.push({
+              name: t.name,
+              partitions: t.partitionIndexes.map((p) => ({
+                partition: p,
+                offset: -1n,
+                leaderEpoch: -1,
+                metadata: '',
+                errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+              })),
+            });
+      return r;
+    };
     if (v >= 8) {
-      const groups = await Promise.all(req.groups.map((g) => fetch(g.groupId, g.topics)));
+      const groups = await Promise.all(
+        req.groups.map((g) =>
+          fetch(
+            g.groupId,
+            g.topics,
+            v >= 9 ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : undefined,
+          ),
+        ),
+      );
       return {
         throttleTimeMs: 0,
         topics: [],

@@ -12,6 +12,7 @@ import {
   findCoordinatorApi,
 } from '../../protocol/messages/generated/find-coordinator.js';
 import { defineApi, type RequestContext } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 import { brokersForListener } from './listener-brokers.js';
 
 const GROUP = 0;
@@ -34,6 +35,10 @@ async function locate(
   const owner = keyType === TRANSACTION ? ctx.broker.txns : keyType === GROUP ? ctx.broker.groups : null;
   if (owner === null) return fail(ErrorCode.INVALID_REQUEST, `Unknown coordinator key type ${keyType}.`);
   if (owner === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  if (keyType === GROUP && !allowed(ctx, AclOp.DESCRIBE, ResType.GROUP, key))
+    return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (keyType === TRANSACTION && !allowed(ctx, AclOp.DESCRIBE, ResType.TRANSACTIONAL_ID, key))
+    return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   if (keyType === TRANSACTION && key === '')
     return fail(ErrorCode.INVALID_REQUEST, 'The transactional id is empty.');
   const loc = await owner.locate(key);

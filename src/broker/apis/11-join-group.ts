@@ -10,6 +10,7 @@ import {
   joinGroupApi,
 } from '../../protocol/messages/generated/join-group.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 import { groupCoordinator, requestOrigin } from './group-api.js';
 
 export default defineApi<JoinGroupRequest, JoinGroupResponse>({
@@ -18,21 +19,23 @@ export default defineApi<JoinGroupRequest, JoinGroupResponse>({
   maxVersion: 9,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
-    const r = gc
-      ? await gc.joinGroup(requestOrigin(ctx), {
-          groupId: req.groupId,
-          sessionTimeoutMs: req.sessionTimeoutMs,
-          rebalanceTimeoutMs: ctx.version >= 1 ? req.rebalanceTimeoutMs : -1,
-          memberId: req.memberId,
-          groupInstanceId: ctx.version >= 5 ? req.groupInstanceId : null,
-          protocolType: req.protocolType,
-          protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
-        })
-      : null;
+    const refused = !allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId);
+    const r =
+      gc && !refused
+        ? await gc.joinGroup(requestOrigin(ctx), {
+            groupId: req.groupId,
+            sessionTimeoutMs: req.sessionTimeoutMs,
+            rebalanceTimeoutMs: ctx.version >= 1 ? req.rebalanceTimeoutMs : -1,
+            memberId: req.memberId,
+            groupInstanceId: ctx.version >= 5 ? req.groupInstanceId : null,
+            protocolType: req.protocolType,
+            protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+          })
+        : null;
     if (r === null) {
       return {
         throttleTimeMs: 0,
-        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        errorCode: refused ? ErrorCode.GROUP_AUTHORIZATION_FAILED : ErrorCode.COORDINATOR_NOT_AVAILABLE,
         generationId: -1,
         protocolType: null,
         protocolName: ctx.version >= 7 ? null : '',

@@ -7,6 +7,7 @@ import {
   heartbeatApi,
 } from '../../protocol/messages/generated/heartbeat.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 import { groupCoordinator } from './group-api.js';
 
 export default defineApi<HeartbeatRequest, HeartbeatResponse>({
@@ -15,6 +16,8 @@ export default defineApi<HeartbeatRequest, HeartbeatResponse>({
   maxVersion: 4,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
+    if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     const errorCode = gc
       ? await gc.heartbeat({
           groupId: req.groupId,

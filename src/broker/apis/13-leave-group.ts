@@ -7,6 +7,7 @@ import {
   leaveGroupApi,
 } from '../../protocol/messages/generated/leave-group.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 import { groupCoordinator } from './group-api.js';
 
 export default defineApi<LeaveGroupRequest, LeaveGroupResponse>({
@@ -15,6 +16,8 @@ export default defineApi<LeaveGroupRequest, LeaveGroupResponse>({
   maxVersion: 5,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
+    if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
     if (gc === null)
       return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     const leaving =

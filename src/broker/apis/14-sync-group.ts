@@ -9,6 +9,7 @@ import {
   syncGroupApi,
 } from '../../protocol/messages/generated/sync-group.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 import { groupCoordinator } from './group-api.js';
 
 export default defineApi<SyncGroupRequest, SyncGroupResponse>({
@@ -17,6 +18,14 @@ export default defineApi<SyncGroupRequest, SyncGroupResponse>({
   maxVersion: 5,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
+    if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        protocolType: null,
+        protocolName: null,
+        assignment: Buffer.alloc(0),
+      };
     const r = gc
       ? await gc.syncGroup({
           groupId: req.groupId,

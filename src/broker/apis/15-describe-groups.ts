@@ -9,6 +9,7 @@ import {
   describeGroupsApi,
 } from '../../protocol/messages/generated/describe-groups.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, authorizedOperations, ResType } from './authorize.js';
 import { GROUP_ALL_OPS, groupCoordinator, OPS_NOT_REQUESTED } from './group-api.js';
 
 export default defineApi<DescribeGroupsRequest, DescribeGroupsResponse>({
@@ -17,17 +18,24 @@ export default defineApi<DescribeGroupsRequest, DescribeGroupsResponse>({
   maxVersion: 5,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
-    const ops = ctx.version >= 3 && req.includeAuthorizedOperations ? GROUP_ALL_OPS : OPS_NOT_REQUESTED;
-    const described = gc
-      ? await gc.describeGroups(req.groups)
-      : req.groups.map((groupId) => ({
-          errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-          groupId,
-          state: '',
-          protocolType: '',
-          protocolData: '',
-          members: [],
-        }));
+    const opsWanted = ctx.version >= 3 && req.includeAuthorizedOperations;
+    // Kafka: DESCRIBE per group, else GROUP_AUTHORIZATION_FAILED in its place.
+    const refused = (groupId: string, errorCode: number) => ({
+      errorCode,
+      groupId,
+      state: '',
+      protocolType: '',
+      protocolData: '',
+      members: [],
+    });
+    const authorized = req.groups.filter((g) => allowed(ctx, AclOp.DESCRIBE, ResType.GROUP, g));
+    const found = gc ? await gc.describeGroups(authorized) : [];
+    const described = req.groups.map((groupId) =>
+      !gc
+        ? refused(groupId, ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        : (found.find((g) => g.groupId === groupId) ??
+          refused(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED)),
+    );
     return {
       throttleTimeMs: 0,
       groups: described.map((g) => ({
@@ -44,7 +52,9 @@ export default defineApi<DescribeGroupsRequest, DescribeGroupsResponse>({
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations: ops,
+        authorizedOperations: !opsWanted
+          ? OPS_NOT_REQUESTED
+          : authorizedOperations(ctx, ResType.GROUP, g.groupId, GROUP_ALL_OPS),
       })),
     };
   },

@@ -1,5 +1,5 @@
 // ListGroups (key 16), v0-5: every group of the __consumer_offsets partitions this broker
-// coordinates. v4+ StatesFilter, v5+ TypesFilter and GroupType (always "classic" here).
+// coordinates. v4+ StatesFilter, v5+ TypesFilter and GroupType ("classic" or "consumer", KIP-848).
 // COORDINATOR_LOAD_IN_PROGRESS while a partition is still loading, with what is known so far.
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -8,6 +8,7 @@ import {
   listGroupsApi,
 } from '../../protocol/messages/generated/list-groups.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, clusterAllowed, ResType } from './authorize.js';
 import { groupCoordinator } from './group-api.js';
 
 export default defineApi<ListGroupsRequest, ListGroupsResponse>({
@@ -21,14 +22,19 @@ export default defineApi<ListGroupsRequest, ListGroupsResponse>({
       ctx.version >= 4 ? req.statesFilter : [],
       ctx.version >= 5 ? req.typesFilter : [],
     );
+    // Kafka: everything with DESCRIBE on the cluster, else only the groups the principal may describe.
+    const visible =
+      ctx.broker.authorizer === undefined || clusterAllowed(ctx, AclOp.DESCRIBE)
+        ? r.groups
+        : r.groups.filter((g) => allowed(ctx, AclOp.DESCRIBE, ResType.GROUP, g.groupId));
     return {
       throttleTimeMs: 0,
       errorCode: r.errorCode,
-      groups: r.groups.map((g) => ({
+      groups: visible.map((g) => ({
         groupId: g.groupId,
         protocolType: g.protocolType,
         groupState: g.state,
-        groupType: 'classic',
+        groupType: g.groupType ?? 'classic',
       })),
     };
   },

@@ -2,7 +2,10 @@
 // each answer comes once this broker serves the topic with its leaders (or the timeout passed). Duplicate names in one request are all rejected
 // with INVALID_REQUEST, as Kafka does. ValidateOnly (v1+) runs every check and reports what would
 // be created. v5+ answers with the partition count, replication factor and the topic's configs;
-// v7+ with the topic id.
+// v7+ with the topic id. With ACLs, as Kafka's KafkaApis: CREATE on the cluster or the topic;
+// a topic the principal may not DESCRIBE_CONFIGS gets topicConfigErrorCode
+// TOPIC_AUTHORIZATION_FAILED and no partition count, replication factor or configs (the code
+// goes back to NONE when the creation itself fails).
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
@@ -15,6 +18,7 @@ import type { CreateTopicSpec } from '../metadata/topic-commands.js';
 import type { TopicRecord } from '../metadata/types.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed, deniedNames, ResType } from './authorize.js';
 import type { BrokerServices } from './services.js';
 
 /** A request timeout of 0 still waits a moment: clients use the topic right after the answer. */
@@ -71,11 +75,40 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
     // work on them batch together, as Kafka creates a request's topics in one go); answers keep
     // the request's order.
     const answers: Promise<CreateTopicsResponseCreatableTopicResult>[] = [];
+    // Kafka: CREATE on the cluster, or else on each topic.
+    const denied = clusterAllowed(ctx, AclOp.CREATE)
+      ? null
+      : deniedNames(ctx, AclOp.CREATE, ResType.TOPIC, req.topics, (t) => t.name);
+    const hiddenConfigs = deniedNames(ctx, AclOp.DESCRIBE_CONFIGS, ResType.TOPIC, req.topics, (t) => t.name);
+    const configsRefused = (
+      r: CreateTopicsResponseCreatableTopicResult,
+    ): CreateTopicsResponseCreatableTopicResult =>
+      hiddenConfigs?.has(r.name)
+        ? {
+            ...r,
+            topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            numPartitions: -1,
+            replicationFactor: -1,
+            configs: [],
+          }
+        : r;
     for (const t of req.topics) {
       if (counts.get(t.name)! > 1) {
         if (!reported.has(t.name))
-          answers.push(Promise.resolve(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.')));
+          answers.push(
+            Promise.resolve(
+              configsRefused(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.')),
+            ),
+          );
         reported.add(t.name);
+        continue;
+      }
+      if (denied?.has(t.name)) {
+        answers.push(
+          Promise.resolve(
+            configsRefused(failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.')),
+          ),
+        );
         continue;
       }
       const configs: Record<string, string | null> = {};
@@ -92,7 +125,7 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
           ? broker.commands.planTopic(spec)
           : broker.commands.createTopic(spec, propagationTimeout(req.timeoutMs))
         ).then(
-          (record) => success(broker, record),
+          (record) => configsRefused(success(broker, record)),
           (e: unknown) => {
             if (!(e instanceof KafkaError)) throw e;
             return failure(t.name, e.code, e.message);

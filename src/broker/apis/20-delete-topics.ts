@@ -10,6 +10,7 @@ import {
 } from '../../protocol/messages/generated/delete-topics.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 
 export default defineApi<DeleteTopicsRequest, DeleteTopicsResponse>({
   api: deleteTopicsApi,
@@ -36,11 +37,22 @@ export default defineApi<DeleteTopicsRequest, DeleteTopicsResponse>({
           continue;
         }
         name = byId.name;
+        // Kafka does not name a topic the principal may not describe (the id itself is not
+        // secret: TOPIC_AUTHORIZATION_FAILED, no message).
+        if (!allowed(ctx, AclOp.DESCRIBE, ResType.TOPIC, name)) {
+          out.name = null;
+          out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+          continue;
+        }
         out.name = name;
       }
       if (name === null) {
         out.errorCode = ErrorCode.INVALID_REQUEST;
         out.errorMessage = 'Neither topic name nor id was given.';
+        continue;
+      }
+      if (!allowed(ctx, AclOp.DELETE, ResType.TOPIC, name)) {
+        out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED; // Kafka sends no message
         continue;
       }
       try {

@@ -9,6 +9,7 @@ import {
   deleteRecordsApi,
 } from '../../protocol/messages/generated/delete-records.js';
 import { defineApi } from './api.js';
+import { AclOp, deniedNames, ResType } from './authorize.js';
 import { notHostedError } from './partition-errors.js';
 
 export default defineApi<DeleteRecordsRequest, DeleteRecordsResponse>({
@@ -18,9 +19,18 @@ export default defineApi<DeleteRecordsRequest, DeleteRecordsResponse>({
   async handle(ctx, req) {
     const { broker } = ctx;
     const topics: DeleteRecordsResponse['topics'] = [];
+    const denied = deniedNames(ctx, AclOp.DELETE, ResType.TOPIC, req.topics, (t) => t.name);
     for (const t of req.topics) {
       const partitions: DeleteRecordsResponse['topics'][number]['partitions'] = [];
       for (const rp of t.partitions) {
+        if (denied?.has(t.name)) {
+          partitions.push({
+            partitionIndex: rp.partitionIndex,
+            lowWatermark: -1n,
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          });
+          continue;
+        }
         const p = broker.replicas.get(t.name, rp.partitionIndex);
         if (!p) {
           partitions.push({

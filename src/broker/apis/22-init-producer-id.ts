@@ -15,6 +15,7 @@ import {
 } from '../../protocol/messages/generated/init-producer-id.js';
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, clusterAllowed, ResType } from './authorize.js';
 
 export default defineApi<InitProducerIdRequest, InitProducerIdResponse>({
   api: initProducerIdApi,
@@ -27,6 +28,18 @@ export default defineApi<InitProducerIdRequest, InitProducerIdResponse>({
       producerId,
       producerEpoch,
     });
+    // Kafka: WRITE on the transactional id; an idempotent producer needs IDEMPOTENT_WRITE on the
+    // cluster or WRITE on some topic (KIP-679).
+    if (ctx.broker.authorizer !== undefined) {
+      if (req.transactionalId !== null) {
+        if (!allowed(ctx, AclOp.WRITE, ResType.TRANSACTIONAL_ID, req.transactionalId))
+          return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      } else if (
+        !clusterAllowed(ctx, AclOp.IDEMPOTENT_WRITE) &&
+        !ctx.broker.authorizer.authorizeByResourceType(ctx.conn, AclOp.WRITE, ResType.TOPIC)
+      )
+        return answer(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+    }
     if (req.transactionalId === null) {
       const producerId = await ctx.broker.producerIds.generate();
       return answer(ErrorCode.NONE, producerId, 0);

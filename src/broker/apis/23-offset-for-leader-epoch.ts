@@ -9,6 +9,7 @@ import {
   offsetForLeaderEpochApi,
 } from '../../protocol/messages/generated/offset-for-leader-epoch.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed, deniedNames, ResType } from './authorize.js';
 import { leaderEpochError } from './leader-epoch-check.js';
 import { notHostedError } from './partition-errors.js';
 
@@ -18,6 +19,11 @@ export default defineApi<OffsetForLeaderEpochRequest, OffsetForLeaderEpochRespon
   maxVersion: 4,
   handle(ctx, req) {
     const { broker } = ctx;
+    // Brokers hold CLUSTER_ACTION; consumers (KIP-320) need DESCRIBE on each topic.
+    const denied =
+      broker.authorizer === undefined || clusterAllowed(ctx, AclOp.CLUSTER_ACTION)
+        ? null
+        : deniedNames(ctx, AclOp.DESCRIBE, ResType.TOPIC, req.topics, (t) => t.topic);
     const topics = req.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((rp) => {
@@ -27,8 +33,9 @@ export default defineApi<OffsetForLeaderEpochRequest, OffsetForLeaderEpochRespon
           leaderEpoch: -1,
           endOffset: -1n,
         };
-        const p = broker.replicas.get(t.topic, rp.partition);
-        if (!p) out.errorCode = notHostedError(broker, t.topic, rp.partition);
+        const p = denied?.has(t.topic) ? undefined : broker.replicas.get(t.topic, rp.partition);
+        if (denied?.has(t.topic)) out.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+        else if (!p) out.errorCode = notHostedError(broker, t.topic, rp.partition);
         else if (!p.isLeader) out.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER;
         else out.errorCode = leaderEpochError(rp.currentLeaderEpoch, p.leaderEpoch);
         if (p && out.errorCode === ErrorCode.NONE) {

@@ -16,6 +16,7 @@ import {
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
 import type { TopicPartitionSet } from '../coordinator/txn/txn-metadata.js';
 import { defineApi, type RequestContext } from './api.js';
+import { AclOp, allowed, clusterAllowed, deniedNames, ResType } from './authorize.js';
 
 type Topics = readonly AddPartitionsToTxnRequestAddPartitionsToTxnTopic[];
 type TopicResults = AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[];
@@ -36,6 +37,23 @@ async function addOne(
   verifyOnly: boolean,
 ): Promise<TopicResults> {
   const txns = ctx.broker.txns;
+  // Clients (v0-3): WRITE on the transactional id, then on each topic; with a refused topic the
+  // others are OPERATION_NOT_ATTEMPTED (Kafka leaves internal topics out of the topic check).
+  if (ctx.version <= 3 && ctx.broker.authorizer !== undefined) {
+    if (!allowed(ctx, AclOp.WRITE, ResType.TRANSACTIONAL_ID, id))
+      return uniform(topics, () => ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    const denied = deniedNames(
+      ctx,
+      AclOp.WRITE,
+      ResType.TOPIC,
+      topics.filter((t) => !t.name.startsWith('__')),
+      (t) => t.name,
+    );
+    if (denied !== null)
+      return uniform(topics, (t) =>
+        denied.has(t) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.OPERATION_NOT_ATTEMPTED,
+      );
+  }
   if (txns === undefined) return uniform(topics, () => ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const image = ctx.broker.image;
   const exists = (topic: string, p: number): boolean => {
@@ -69,6 +87,14 @@ export default defineApi<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>(
   minVersion: 0,
   maxVersion: 5,
   async handle(ctx, req) {
+    // v4+ come from brokers verifying a transaction (KIP-890): CLUSTER_ACTION, else a top-level refusal.
+    if (ctx.version >= 4 && !clusterAllowed(ctx, AclOp.CLUSTER_ACTION))
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        resultsByTransaction: [],
+        resultsByTopicV3AndBelow: [],
+      };
     if (ctx.version <= 3) {
       const results = await addOne(
         ctx,

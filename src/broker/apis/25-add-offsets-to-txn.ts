@@ -12,6 +12,7 @@ import {
 import { CONSUMER_OFFSETS_TOPIC } from '../coordinator/group/broker-group-coordinator.js';
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 
 export default defineApi<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
   api: addOffsetsToTxnApi,
@@ -19,6 +20,10 @@ export default defineApi<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
   maxVersion: 4,
   async handle(ctx, req) {
     const { txns, groups } = ctx.broker;
+    if (!allowed(ctx, AclOp.WRITE, ResType.TRANSACTIONAL_ID, req.transactionalId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     if (txns === undefined || groups === undefined)
       return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     if (req.groupId === '') return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_GROUP_ID };

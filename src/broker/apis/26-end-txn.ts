@@ -12,6 +12,7 @@ import {
 } from '../../protocol/messages/generated/end-txn.js';
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 
 export default defineApi<EndTxnRequest, EndTxnResponse>({
   api: endTxnApi,
@@ -19,8 +20,9 @@ export default defineApi<EndTxnRequest, EndTxnResponse>({
   maxVersion: 4,
   async handle(ctx, req) {
     const txns = ctx.broker.txns;
-    const code =
-      txns === undefined
+    const code = !allowed(ctx, AclOp.WRITE, ResType.TRANSACTIONAL_ID, req.transactionalId)
+      ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+      : txns === undefined
         ? ErrorCode.COORDINATOR_NOT_AVAILABLE
         : await txns.coordinator.endTxn(
             req.transactionalId,

@@ -13,6 +13,7 @@ import {
   writeTxnMarkersApi,
 } from '../../protocol/messages/generated/write-txn-markers.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 export default defineApi<WriteTxnMarkersRequest, WriteTxnMarkersResponse>({
   api: writeTxnMarkersApi,
@@ -20,6 +21,7 @@ export default defineApi<WriteTxnMarkersRequest, WriteTxnMarkersResponse>({
   maxVersion: 1,
   async handle(ctx, req) {
     const writer = ctx.broker.txns?.markers;
+    const refused = !clusterAllowed(ctx, AclOp.CLUSTER_ACTION);
     const markers = await Promise.all(
       req.markers.map(async (m) => {
         const marker = {
@@ -34,8 +36,9 @@ export default defineApi<WriteTxnMarkersRequest, WriteTxnMarkersResponse>({
             partitions: await Promise.all(
               t.partitionIndexes.map(async (p) => ({
                 partitionIndex: p,
-                errorCode:
-                  writer === undefined
+                errorCode: refused
+                  ? ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+                  : writer === undefined
                     ? ErrorCode.COORDINATOR_NOT_AVAILABLE
                     : await writer.writeOne(marker, t.name, p),
               })),

@@ -17,6 +17,7 @@ import {
 import { CONSUMER_OFFSETS_TOPIC } from '../coordinator/group/broker-group-coordinator.js';
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
 import { defineApi, type RequestContext } from './api.js';
+import { AclOp, allowed, ResType, splitDeniedTopics } from './authorize.js';
 import { type CommitResultTopic, mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
 
 export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
@@ -24,7 +25,23 @@ export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   minVersion: 0,
   maxVersion: 4,
   async handle(ctx, req) {
-    const { known, unknown } = splitUnknownPartitions(ctx.broker.image, req.topics);
+    // Kafka: WRITE on the transactional id, READ on the group (each refusing every partition),
+    // then READ on each topic.
+    const refuseAll = (errorCode: number) => ({
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      })),
+    });
+    if (!allowed(ctx, AclOp.WRITE, ResType.TRANSACTIONAL_ID, req.transactionalId))
+      return refuseAll(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
+      return refuseAll(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const { allowedTopics, refused } = splitDeniedTopics(ctx, AclOp.READ, req.topics);
+    const split = splitUnknownPartitions(ctx.broker.image, allowedTopics);
+    const known = split.known;
+    const unknown = refused.length === 0 ? split.unknown : [...refused, ...split.unknown];
     if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
     return { throttleTimeMs: 0, topics: mergeCommitResults(unknown, await commitKnown(ctx, req, known)) };
   },

@@ -13,6 +13,7 @@ import {
 import { CONFIG_TYPE_CODE, ConfigSource } from '../config/config-def.js';
 import type { ConfigEntry } from '../config/config-resolver.js';
 import { defineApi } from './api.js';
+import { AclOp, configRefusal } from './authorize.js';
 import { resolveResource } from './config-resources.js';
 
 function toResult(
@@ -43,6 +44,8 @@ export default defineApi<DescribeConfigsRequest, DescribeConfigsResponse>({
     const docs = version >= 3 && req.includeDocumentation;
     const results: DescribeConfigsResponse['results'] = req.resources.map((r) => {
       try {
+        const refused = configRefusal(ctx, AclOp.DESCRIBE_CONFIGS, r.resourceType, r.resourceName);
+        if (refused !== ErrorCode.NONE) throw new KafkaError(refused);
         const res = resolveResource(broker, r.resourceType, r.resourceName);
         let entries: ConfigEntry[];
         if (res.kind === 'topic') entries = broker.configs.describeTopic(res.overrides, r.configurationKeys);

@@ -8,6 +8,7 @@ import {
   alterConfigsApi,
 } from '../../protocol/messages/generated/alter-configs.js';
 import { defineApi } from './api.js';
+import { AclOp, configRefusal } from './authorize.js';
 import { alterResources, toConfigMap } from './config-resources.js';
 
 export default defineApi<AlterConfigsRequest, AlterConfigsResponse>({
@@ -15,8 +16,12 @@ export default defineApi<AlterConfigsRequest, AlterConfigsResponse>({
   minVersion: 0,
   maxVersion: 2,
   async handle(ctx, req) {
-    const responses = await alterResources(ctx.broker, req.resources, req.validateOnly, (_res, r) =>
-      toConfigMap(r.configs),
+    const responses = await alterResources(
+      ctx.broker,
+      req.resources,
+      req.validateOnly,
+      (_res, r) => toConfigMap(r.configs),
+      (type, name) => configRefusal(ctx, AclOp.ALTER_CONFIGS, type, name),
     );
     return { throttleTimeMs: 0, responses };
   },

@@ -14,6 +14,7 @@ import {
   alterReplicaLogDirsApi,
 } from '../../protocol/messages/generated/alter-replica-log-dirs.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 import type { BrokerServices } from './services.js';
 
 /** `<topic>-<partition>.<32 hex>-future` must fit a file name (KAFKA-4893). */
@@ -48,6 +49,7 @@ export default defineApi<AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse
   maxVersion: 2,
   handle(ctx, req) {
     const byTopic = new Map<string, AlterReplicaLogDirsResponse['results'][number]>();
+    const refused = !clusterAllowed(ctx, AclOp.ALTER);
     for (const dir of req.dirs) {
       for (const t of dir.topics) {
         let result = byTopic.get(t.name);
@@ -56,7 +58,12 @@ export default defineApi<AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse
           byTopic.set(t.name, result);
         }
         for (const p of t.partitions)
-          result.partitions.push({ partitionIndex: p, errorCode: alterOne(ctx.broker, dir.path, t.name, p) });
+          result.partitions.push({
+            partitionIndex: p,
+            errorCode: refused
+              ? ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+              : alterOne(ctx.broker, dir.path, t.name, p),
+          });
       }
     }
     return { throttleTimeMs: 0, results: [...byTopic.values()] };

@@ -14,6 +14,7 @@ import {
 } from '../../protocol/messages/generated/describe-log-dirs.js';
 import type { PartitionLog } from '../../storage/index.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 type DirResult = DescribeLogDirsResponse['results'][number];
 type PartitionResult = DirResult['topics'][number]['partitions'][number];
@@ -33,6 +34,8 @@ export default defineApi<DescribeLogDirsRequest, DescribeLogDirsResponse>({
   maxVersion: 4,
   async handle(ctx, req) {
     const { logs } = ctx.broker;
+    if (!clusterAllowed(ctx, AclOp.DESCRIBE))
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const wanted =
       req.topics === null ? null : new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]));
     const results: DirResult[] = [];

@@ -8,6 +8,7 @@ import {
   createPartitionsApi,
 } from '../../protocol/messages/generated/create-partitions.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 
 export default defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
   api: createPartitionsApi,
@@ -24,6 +25,14 @@ export default defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
           name: t.name,
           errorCode: ErrorCode.INVALID_REQUEST,
           errorMessage: 'Duplicate topic in request.',
+        });
+        continue;
+      }
+      if (!allowed(ctx, AclOp.ALTER, ResType.TOPIC, t.name)) {
+        results.push({
+          name: t.name,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          errorMessage: 'The topic authorization is failed.',
         });
         continue;
       }

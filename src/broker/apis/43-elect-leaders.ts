@@ -15,6 +15,7 @@ import {
 } from '../../protocol/messages/generated/elect-leaders.js';
 import type { ElectionOutcome } from '../metadata/controller/elect-leaders.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 const PREFERRED = 0;
 const UNCLEAN = 1;
@@ -43,6 +44,23 @@ export default defineApi<ElectLeadersRequest, ElectLeadersResponse>({
               ),
             ).values(),
           ];
+    if (!clusterAllowed(ctx, AclOp.ALTER)) {
+      const results = new Map<string, ElectLeadersResponse['replicaElectionResults'][number]>();
+      for (const tp of named ?? []) {
+        const t = results.get(tp.topic) ?? { topic: tp.topic, partitionResult: [] };
+        results.set(tp.topic, t);
+        t.partitionResult.push({
+          partitionId: tp.partition,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        });
+      }
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        replicaElectionResults: [...results.values()],
+      };
+    }
     const controller = broker.leadership;
     let outcomes: Outcome[];
     if (controller === undefined || (named === null && !controller.isActive)) {

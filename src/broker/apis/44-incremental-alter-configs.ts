@@ -12,6 +12,7 @@ import { parseList } from '../config/config-def.js';
 import { DESCRIBED_BROKER_CONFIGS } from '../config/inert-broker-configs.js';
 import { TOPIC_CONFIGS } from '../config/topic-configs.js';
 import { defineApi } from './api.js';
+import { AclOp, configRefusal } from './authorize.js';
 import { alterResources, type ConfigResource } from './config-resources.js';
 
 const SET = 0;
@@ -71,8 +72,12 @@ export default defineApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigs
   minVersion: 0,
   maxVersion: 1,
   async handle(ctx, req) {
-    const responses = await alterResources(ctx.broker, req.resources, req.validateOnly, (res, r) =>
-      applyOps(res, r.configs),
+    const responses = await alterResources(
+      ctx.broker,
+      req.resources,
+      req.validateOnly,
+      (res, r) => applyOps(res, r.configs),
+      (type, name) => configRefusal(ctx, AclOp.ALTER_CONFIGS, type, name),
     );
     return { throttleTimeMs: 0, responses };
   },

@@ -12,6 +12,7 @@ import {
   alterPartitionReassignmentsApi,
 } from '../../protocol/messages/generated/alter-partition-reassignments.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 const failed = (errorCode: number, errorMessage: string | null): AlterPartitionReassignmentsResponse => ({
   throttleTimeMs: 0,
@@ -25,6 +26,7 @@ export default defineApi<AlterPartitionReassignmentsRequest, AlterPartitionReass
   minVersion: 0,
   maxVersion: 0,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.ALTER)) return failed(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
     const controller = ctx.broker.leadership;
     if (controller === undefined) return failed(ErrorCode.NOT_CONTROLLER, null);
     const requests = req.topics.flatMap((t) =>

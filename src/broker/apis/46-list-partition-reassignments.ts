@@ -10,6 +10,7 @@ import {
   listPartitionReassignmentsApi,
 } from '../../protocol/messages/generated/list-partition-reassignments.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 const failed = (errorCode: number, errorMessage: string | null): ListPartitionReassignmentsResponse => ({
   throttleTimeMs: 0,
@@ -23,6 +24,7 @@ export default defineApi<ListPartitionReassignmentsRequest, ListPartitionReassig
   minVersion: 0,
   maxVersion: 0,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.DESCRIBE)) return failed(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
     const controller = ctx.broker.leadership;
     if (controller === undefined) return failed(ErrorCode.NOT_CONTROLLER, null);
     const named =

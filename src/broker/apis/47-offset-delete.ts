@@ -8,6 +8,7 @@ import {
   offsetDeleteApi,
 } from '../../protocol/messages/generated/offset-delete.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType, splitDeniedTopics } from './authorize.js';
 import { groupCoordinator } from './group-api.js';
 
 export default defineApi<OffsetDeleteRequest, OffsetDeleteResponse>({
@@ -16,18 +17,24 @@ export default defineApi<OffsetDeleteRequest, OffsetDeleteResponse>({
   maxVersion: 0,
   async handle(ctx, req) {
     const gc = groupCoordinator(ctx);
+    if (!allowed(ctx, AclOp.DELETE, ResType.GROUP, req.groupId))
+      return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
+    const { allowedTopics, refused } = splitDeniedTopics(ctx, AclOp.READ, req.topics);
     if (gc === null) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, throttleTimeMs: 0, topics: [] };
     const r = await gc.deleteOffsets(
       req.groupId,
-      req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })),
+      allowedTopics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => p.partitionIndex) })),
     );
     return {
       errorCode: r.errorCode,
       throttleTimeMs: 0,
-      topics: r.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
-      })),
+      topics: [
+        ...refused,
+        ...r.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
+        })),
+      ],
     };
   },
 });

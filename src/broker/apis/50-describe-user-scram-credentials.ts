@@ -10,12 +10,20 @@ import {
   describeUserScramCredentialsApi,
 } from '../../protocol/messages/generated/describe-user-scram-credentials.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 export default defineApi<DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse>({
   api: describeUserScramCredentialsApi,
   minVersion: 0,
   maxVersion: 0,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.DESCRIBE))
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: null,
+        results: [],
+      };
     const scram = ctx.broker.scram;
     if (scram === undefined)
       return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: null, results: [] };

@@ -11,6 +11,7 @@ import {
   alterUserScramCredentialsApi,
 } from '../../protocol/messages/generated/alter-user-scram-credentials.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 export default defineApi<AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse>({
   api: alterUserScramCredentialsApi,
@@ -19,6 +20,15 @@ export default defineApi<AlterUserScramCredentialsRequest, AlterUserScramCredent
   async handle(ctx, req) {
     const scram = ctx.broker.scram;
     const users = new Set([...req.upsertions, ...req.deletions].map((o) => o.name));
+    if (!clusterAllowed(ctx, AclOp.ALTER))
+      return {
+        throttleTimeMs: 0,
+        results: [...users].map((user) => ({
+          user,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        })),
+      };
     if (scram === undefined)
       return {
         throttleTimeMs: 0,

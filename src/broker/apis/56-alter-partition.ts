@@ -11,6 +11,7 @@ import {
   alterPartitionApi,
 } from '../../protocol/messages/generated/alter-partition.js';
 import { defineApi } from './api.js';
+import { AclOp, clusterAllowed } from './authorize.js';
 
 const failed = (errorCode: number): AlterPartitionResponse => ({ throttleTimeMs: 0, errorCode, topics: [] });
 
@@ -19,6 +20,7 @@ export default defineApi<AlterPartitionRequest, AlterPartitionResponse>({
   minVersion: 0,
   maxVersion: 3,
   async handle(ctx, req) {
+    if (!clusterAllowed(ctx, AclOp.CLUSTER_ACTION)) return failed(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     const controller = ctx.broker.activeController;
     if (controller === undefined) return failed(ErrorCode.NOT_CONTROLLER);
     if (req.brokerEpoch < 0n || req.brokerId < 0) return failed(ErrorCode.STALE_BROKER_EPOCH);

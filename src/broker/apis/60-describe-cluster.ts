@@ -8,8 +8,10 @@ import {
   type DescribeClusterResponse,
   describeClusterApi,
 } from '../../protocol/messages/generated/describe-cluster.js';
+import { CLUSTER_NAME } from '../security/acl-model.js';
 import { CLUSTER_ALL_OPS } from './03-metadata.js';
 import { defineApi } from './api.js';
+import { AclOp, authorizedOperations, clusterAllowed, ResType } from './authorize.js';
 import { brokersForListener } from './listener-brokers.js';
 
 const BROKERS_ENDPOINT = 1;
@@ -26,7 +28,12 @@ export default defineApi<DescribeClusterRequest, DescribeClusterResponse>({
       endpointType,
       clusterId: broker.image.clusterId,
       controllerId: broker.image.controllerId,
-      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_ALL_OPS : -2147483648,
+      // Kafka: requested operations need DESCRIBE on the cluster, else 0.
+      clusterAuthorizedOperations: !req.includeClusterAuthorizedOperations
+        ? -2147483648
+        : !clusterAllowed(ctx, AclOp.DESCRIBE)
+          ? 0
+          : authorizedOperations(ctx, ResType.CLUSTER, CLUSTER_NAME, CLUSTER_ALL_OPS),
     };
     if (endpointType !== BROKERS_ENDPOINT) {
       return {

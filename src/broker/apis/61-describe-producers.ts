@@ -12,6 +12,7 @@ import {
   describeProducersApi,
 } from '../../protocol/messages/generated/describe-producers.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 
 export default defineApi<DescribeProducersRequest, DescribeProducersResponse>({
   api: describeProducersApi,
@@ -21,9 +22,11 @@ export default defineApi<DescribeProducersRequest, DescribeProducersResponse>({
     const topics = req.topics.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((index): DescribeProducersResponsePartitionResponse => {
-        const p = ctx.broker.replicas.get(t.name, index);
-        const code =
-          p === undefined
+        const refused = !allowed(ctx, AclOp.READ, ResType.TOPIC, t.name);
+        const p = refused ? undefined : ctx.broker.replicas.get(t.name, index);
+        const code = refused
+          ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+          : p === undefined
             ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             : p.isLeader
               ? ErrorCode.NONE

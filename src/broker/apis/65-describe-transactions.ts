@@ -10,6 +10,7 @@ import {
   describeTransactionsApi,
 } from '../../protocol/messages/generated/describe-transactions.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, deniedNames, ResType } from './authorize.js';
 
 export default defineApi<DescribeTransactionsRequest, DescribeTransactionsResponse>({
   api: describeTransactionsApi,
@@ -17,13 +18,32 @@ export default defineApi<DescribeTransactionsRequest, DescribeTransactionsRespon
   maxVersion: 0,
   async handle(ctx, req) {
     const txns = ctx.broker.txns;
-    const described =
+    // Kafka: DESCRIBE per transactional id; partitions of topics the principal may not describe are left out.
+    const denied = deniedNames(
+      ctx,
+      AclOp.DESCRIBE,
+      ResType.TRANSACTIONAL_ID,
+      req.transactionalIds,
+      (id) => id,
+    );
+    const ids = denied === null ? req.transactionalIds : req.transactionalIds.filter((id) => !denied.has(id));
+    const found =
       txns === undefined
-        ? req.transactionalIds.map((transactionalId) => ({
+        ? ids.map((transactionalId) => ({
             transactionalId,
             errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
           }))
-        : await txns.coordinator.describe(req.transactionalIds);
+        : await txns.coordinator.describe(ids);
+    const described =
+      denied === null
+        ? found
+        : req.transactionalIds.map(
+            (transactionalId) =>
+              found.find((d) => d.transactionalId === transactionalId) ?? {
+                transactionalId,
+                errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+              },
+          );
     return {
       throttleTimeMs: 0,
       transactionStates: described.map((d) => {
@@ -36,7 +56,9 @@ export default defineApi<DescribeTransactionsRequest, DescribeTransactionsRespon
           transactionStartTimeMs: BigInt(full?.startTimestamp ?? -1),
           producerId: full?.producerId ?? -1n,
           producerEpoch: full?.producerEpoch ?? -1,
-          topics: (full?.partitions ?? []).map((t) => ({ topic: t.topic, partitions: t.partitions })),
+          topics: (full?.partitions ?? [])
+            .filter((t) => allowed(ctx, AclOp.DESCRIBE, ResType.TOPIC, t.topic))
+            .map((t) => ({ topic: t.topic, partitions: t.partitions })),
         };
       }),
     };

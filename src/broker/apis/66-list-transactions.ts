@@ -11,6 +11,7 @@ import {
 } from '../../protocol/messages/generated/list-transactions.js';
 import { TXN_STATES } from '../coordinator/txn/txn-metadata.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, ResType } from './authorize.js';
 
 export default defineApi<ListTransactionsRequest, ListTransactionsResponse>({
   api: listTransactionsApi,
@@ -34,11 +35,13 @@ export default defineApi<ListTransactionsRequest, ListTransactionsResponse>({
       throttleTimeMs: 0,
       errorCode: r.errorCode,
       unknownStateFilters,
-      transactionStates: r.transactions.map((t) => ({
-        transactionalId: t.transactionalId,
-        producerId: t.producerId,
-        transactionState: t.state,
-      })),
+      transactionStates: r.transactions
+        .filter((t) => allowed(ctx, AclOp.DESCRIBE, ResType.TRANSACTIONAL_ID, t.transactionalId))
+        .map((t) => ({
+          transactionalId: t.transactionalId,
+          producerId: t.producerId,
+          transactionState: t.state,
+        })),
     };
   },
 });

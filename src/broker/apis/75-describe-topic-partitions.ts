@@ -12,8 +12,8 @@
 // - A requested topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION (INVALID_TOPIC_EXCEPTION
 //   for an illegal name), zero topic id, no partitions.
 // - Partitions: leader -1 when it is not a live broker (no per-partition error), offline
-//   replicas from the image, empty ELR lists (no ELR here). No authorizer: every topic
-//   operation is authorized.
+//   replicas from the image, empty ELR lists (no ELR here). With ACLs, topics the principal may
+//   not DESCRIBE are left out of "every topic" and answered TOPIC_AUTHORIZATION_FAILED when named.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -29,6 +29,7 @@ import { INTERNAL_TOPICS } from '../metadata/types.js';
 import { ZERO_UUID } from '../metadata/uuid.js';
 import { TOPIC_ALL_OPS } from './03-metadata.js';
 import { defineApi } from './api.js';
+import { AclOp, allowed, authorizedOperations, ResType } from './authorize.js';
 import type { BrokerServices } from './services.js';
 
 const OPS_NOT_SET = -2147483648;
@@ -106,6 +107,19 @@ export default defineApi<DescribeTopicPartitionsRequest, DescribeTopicPartitions
         nextCursor = { topicName: name, partitionIndex: 0 };
         break;
       }
+      // ACLs: undescribable topics are left out of "all", refused when named (existence undisclosed).
+      if (!allowed(ctx, AclOp.DESCRIBE, ResType.TOPIC, name)) {
+        if (!all)
+          topics.push({
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            name,
+            topicId: ZERO_UUID,
+            isInternal: false,
+            partitions: [],
+            topicAuthorizedOperations: TOPIC_ALL_OPS,
+          });
+        continue;
+      }
       const t = broker.image.topic(name);
       if (t === undefined) {
         if (!all) {
@@ -129,7 +143,7 @@ export default defineApi<DescribeTopicPartitionsRequest, DescribeTopicPartitions
         topicId: t.topicId,
         isInternal: t.internal,
         partitions,
-        topicAuthorizedOperations: TOPIC_ALL_OPS,
+        topicAuthorizedOperations: authorizedOperations(ctx, ResType.TOPIC, name, TOPIC_ALL_OPS),
       });
       const upper = Math.min(t.partitions.length, start + remaining);
       if (upper < t.partitions.length) {

@@ -115,6 +115,8 @@ export async function alterResources<R extends { resourceType: number; resourceN
   resources: readonly R[],
   validateOnly: boolean,
   newConfigs: (resource: ConfigResource, entry: R) => Readonly<Record<string, string | null>>,
+  /** The ACL refusal of a resource (an error code, NONE when allowed). */
+  refusal: (resourceType: number, name: string) => number = () => ErrorCode.NONE,
 ): Promise<AlterResourceResult[]> {
   const dups = duplicateResources(resources);
   const responses: AlterResourceResult[] = [];
@@ -129,6 +131,8 @@ export async function alterResources<R extends { resourceType: number; resourceN
     try {
       if (dups.has(`${r.resourceType}:${r.resourceName}`))
         throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Duplicate resource in request.');
+      const refused = refusal(r.resourceType, r.resourceName);
+      if (refused !== ErrorCode.NONE) throw new KafkaError(refused);
       const res = resolveResource(broker, r.resourceType, r.resourceName);
       await replaceConfigs(broker, res, newConfigs(res, r), validateOnly);
     } catch (e) {

@@ -10,8 +10,10 @@ import { apiVersionsApi } from '../../protocol/messages/generated/api-versions.j
 import { DecodeError, EncodeError } from '../../protocol/primitives/errors.js';
 import { requestMetricName } from '../metrics/request-timer.js';
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../network/connection.js';
+import { quotaLimited, quotaUser, RequestQuotaCheck } from '../quota/request-throttle.js';
+import { RequestLog } from '../request-log.js';
 import { apiVersionsResponse } from './18-api-versions.js';
-import { CloseConnection, NO_RESPONSE, type RequestContext } from './api.js';
+import { type AnyApiHandler, CloseConnection, NO_RESPONSE, type RequestContext } from './api.js';
 import type { BrokerServices } from './services.js';
 
 const API_VERSIONS_KEY = 18;
@@ -76,13 +78,23 @@ function once(callbacks: readonly (() => void)[]): () => void {
 }
 
 export class Dispatcher implements RequestHandler {
-  constructor(private readonly services: BrokerServices) {}
+  /** Debug request lines (request-log.ts); null unless the logger writes debug. */
+  readonly #requestLog: RequestLog | null;
 
-  canPipeline(frame: Buffer): boolean {
+  constructor(private readonly services: BrokerServices) {
+    this.#requestLog = RequestLog.ifEnabled(services.logger, (key) => services.registry.get(key)?.api.name);
+  }
+
+  canPipeline(frame: Buffer, conn?: ConnectionContext): boolean {
     this.services.metrics?.timer.arrived(frame);
     if (frame.length < 4) return false;
     const p = this.services.registry.get(frame.readInt16BE(0))?.pipelinable;
-    return p === true || (typeof p === 'function' && p(frame.readInt16BE(2)));
+    const pipelinable = p === true || (typeof p === 'function' && p(frame.readInt16BE(2)));
+    // A client under a quota gets one request at a time, so a throttle's mute holds the next.
+    const quotas = this.services.quotas;
+    if (pipelinable && quotas?.enabled === true)
+      return !quotaLimited(quotas, frame, conn?.security?.principal);
+    return pipelinable;
   }
 
   releasesFrame(frame: Buffer): boolean {
@@ -90,7 +102,14 @@ export class Dispatcher implements RequestHandler {
     return this.services.registry.get(frame.readInt16BE(0))?.releasesRequest === true;
   }
 
-  async handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
+  handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
+    const log = this.#requestLog;
+    return log === null
+      ? this.#handle(frame, conn)
+      : log.around(frame, conn, () => this.#handle(frame, conn));
+  }
+
+  async #handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
     if (frame.length < FIXED_HEADER_BYTES) return close(`truncated request header (${frame.length} bytes)`);
     const key = frame.readInt16BE(0);
     const version = frame.readInt16BE(2);
@@ -124,22 +143,50 @@ export class Dispatcher implements RequestHandler {
         return close(`malformed ${handler.api.name} v${version} request: ${e.message}`);
       throw e;
     }
-    const result = await handler.handle(ctx, request);
+    // Quotas: one flag check unless a quota was ever configured (quota/request-throttle.ts).
+    const quota =
+      this.services.quotas?.enabled === true
+        ? RequestQuotaCheck.begin(this.services.quotas, key, frame.length, request, {
+            user: quotaUser(conn.security?.principal),
+            clientId: ctx.header.clientId ?? '',
+          })
+        : null;
+    const started = quota === null ? 0 : performance.now();
+    const pending = handler.handle(ctx, request);
+    if (quota !== null) quota.handlingMs += performance.now() - started;
+    const result = await pending;
     if (metered) sent.push(metered.handled(requestMetricName(handler.api.name, request), version));
     const onSent = sent.length === 0 ? undefined : once(sent);
     if (result === NO_RESPONSE || result instanceof CloseConnection) {
       onSent?.();
-      return result === NO_RESPONSE ? { kind: 'none' } : close(result.reason);
+      if (result !== NO_RESPONSE) return close(result.reason);
+      const throttleMs = quota?.finish(null, 0, Date.now()).throttleMs ?? 0;
+      return throttleMs > 0 ? { kind: 'none', throttleMs } : { kind: 'none' };
     }
-    let chunks: Buffer[];
+    const encodeStarted = quota === null ? 0 : performance.now();
+    let chunks = this.encode(handler, version, correlationId, result);
+    if (quota === null) return onSent ? { kind: 'respond', chunks, onSent } : { kind: 'respond', chunks };
+    quota.handlingMs += performance.now() - encodeStarted;
+    let bytes = 0;
+    for (const c of chunks) bytes += c.length;
+    const { throttleMs, body } = quota.finish(result, bytes, Date.now());
+    if (body !== null) chunks = this.encode(handler, version, correlationId, body);
+    return {
+      kind: 'respond',
+      chunks,
+      ...(onSent ? { onSent } : {}),
+      ...(throttleMs > 0 ? { throttleMs } : {}),
+    };
+  }
+
+  private encode(handler: AnyApiHandler, version: number, correlationId: number, result: unknown): Buffer[] {
     try {
-      chunks = encodeResponse(handler.api, version, correlationId, result);
+      return encodeResponse(handler.api, version, correlationId, result);
     } catch (e) {
       const bounded =
         e instanceof EncodeError && e.code === 'STRING_TOO_LONG' ? withBoundedStrings(result) : null;
       if (!bounded?.changed) throw e;
-      chunks = encodeResponse(handler.api, version, correlationId, bounded.value as typeof result);
+      return encodeResponse(handler.api, version, correlationId, bounded.value as typeof result);
     }
-    return onSent ? { kind: 'respond', chunks, onSent } : { kind: 'respond', chunks };
   }
 }

@@ -29,6 +29,9 @@ import addOffsetsToTxn from './25-add-offsets-to-txn.js';
 import endTxn from './26-end-txn.js';
 import writeTxnMarkers from './27-write-txn-markers.js';
 import txnOffsetCommit from './28-txn-offset-commit.js';
+import describeAcls from './29-describe-acls.js';
+import createAcls from './30-create-acls.js';
+import deleteAcls from './31-delete-acls.js';
 import describeConfigs from './32-describe-configs.js';
 import alterConfigs from './33-alter-configs.js';
 import alterReplicaLogDirs from './34-alter-replica-log-dirs.js';
@@ -41,6 +44,8 @@ import incrementalAlterConfigs from './44-incremental-alter-configs.js';
 import alterPartitionReassignments from './45-alter-partition-reassignments.js';
 import listPartitionReassignments from './46-list-partition-reassignments.js';
 import offsetDelete from './47-offset-delete.js';
+import describeClientQuotas from './48-describe-client-quotas.js';
+import alterClientQuotas from './49-alter-client-quotas.js';
 import describeUserScramCredentials from './50-describe-user-scram-credentials.js';
 import alterUserScramCredentials from './51-alter-user-scram-credentials.js';
 import alterPartition from './56-alter-partition.js';
@@ -48,6 +53,8 @@ import describeCluster from './60-describe-cluster.js';
 import describeProducers from './61-describe-producers.js';
 import describeTransactions from './65-describe-transactions.js';
 import listTransactions from './66-list-transactions.js';
+import consumerGroupHeartbeat from './68-consumer-group-heartbeat.js';
+import consumerGroupDescribe from './69-consumer-group-describe.js';
 import describeTopicPartitions from './75-describe-topic-partitions.js';
 import type { AnyApiHandler } from './api.js';
 
@@ -81,6 +88,9 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   endTxn,
   writeTxnMarkers,
   txnOffsetCommit,
+  describeAcls,
+  createAcls,
+  deleteAcls,
   describeConfigs,
   alterConfigs,
   alterReplicaLogDirs,
@@ -93,6 +103,8 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   alterPartitionReassignments,
   listPartitionReassignments,
   offsetDelete,
+  describeClientQuotas,
+  alterClientQuotas,
   describeUserScramCredentials,
   alterUserScramCredentials,
   alterPartition,
@@ -100,5 +112,7 @@ export const ALL_HANDLERS: readonly AnyApiHandler[] = [
   describeProducers,
   describeTransactions,
   listTransactions,
+  consumerGroupHeartbeat,
+  consumerGroupDescribe,
   describeTopicPartitions,
 ];

@@ -15,7 +15,10 @@ import type { ScramCredentials } from '../metadata/scram-credentials.js';
 import type { TopicCommands } from '../metadata/topic-commands.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BufferPool } from '../network/buffer-pool.js';
+import type { BrokerQuotas } from '../quota/broker-quotas.js';
+import type { FetchSessionCache } from '../replica/fetch-session-cache.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { AclAuthorizer } from '../security/authorizer.js';
 import type { ApiRegistry } from './registry.js';
 
 export interface BrokerServices {
@@ -48,6 +51,12 @@ export interface BrokerServices {
   readonly activeController?: ActiveController;
   /** The same controller for ElectLeaders and partition reassignments (cluster mode). */
   readonly leadership?: LeadershipController;
+  /** Incremental fetch sessions (KIP-227); absent in hand-made test services (a default cache). */
+  readonly fetchSessions?: FetchSessionCache;
+  /** Client quotas (quota/broker-quotas.ts); absent in hand-made test services (no quotas). */
+  readonly quotas?: BrokerQuotas;
+  /** ACLs (`authorizer.class.name`); absent = everything is allowed (handlers skip every check). */
+  readonly authorizer?: AclAuthorizer;
   /** Counters read by /metrics; absent when `http.listener` is unset (nothing is counted). */
   readonly metrics?: BrokerMetrics;
 }

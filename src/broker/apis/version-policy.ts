@@ -92,6 +92,13 @@ export const KAFKA_3_9_RANGES: ReadonlyMap<number, VersionRange> = new Map([
 /** Deliberate differences from Kafka 3.9, with the reason. */
 export const DEVIATIONS: ReadonlyMap<number, VersionRange & { readonly why: string }> = new Map([
   [
+    68,
+    {
+      ...r(0, 1),
+      why: 'ConsumerGroupHeartbeat v1 (Kafka 4.0): regex subscriptions and client-chosen member ids (KIP-848, KIP-1082)',
+    },
+  ],
+  [
     7,
     {
       ...r(2, 3),

@@ -5,6 +5,7 @@
 // AlterConfigs accepts cannot drift from Kafka's.
 
 import { atLeast, between, type ConfigDef, LONG_MAX, listOf, oneOf } from './config-def.js';
+import { validateIpOverrides } from './connection-limits.js';
 import { dynamicMode } from './dynamic-broker-keys.js';
 import { DEFAULT_MESSAGE_FORMAT_VERSION, validateMetadataVersion } from './message-format-version.js';
 import { SECURITY_BROKER_CONFIGS } from './security-broker-configs.js';
@@ -65,6 +66,13 @@ const DEFS: readonly BrokerConfigDef[] = [
     { validate: hostPort },
   ),
   def(
+    'log.format',
+    'string',
+    'text',
+    "Line format of samsa start's log on stderr (Samsa only): text or json; --log-format wins.",
+    { validate: oneOf(['text', 'json']) },
+  ),
+  def(
     'socket.request.max.bytes',
     'int',
     '104857600',
@@ -82,7 +90,16 @@ const DEFS: readonly BrokerConfigDef[] = [
     validate: atLeast(1),
   }),
   def('max.connections', 'int', '2147483647', 'Max simultaneous connections.', { validate: atLeast(0) }),
+  def('max.connections.per.ip', 'int', '2147483647', 'Connections per IP.', { validate: atLeast(0) }),
+  def('max.connections.per.ip.overrides', 'string', '', 'Per-IP connection limits (host:count,...).', {
+    validate: validateIpOverrides,
+  }),
+  def('quota.window.num', 'int', '11', 'Samples kept per client quota rate.', { validate: atLeast(1) }),
+  def('quota.window.size.seconds', 'int', '1', 'Time span of each quota sample.', { validate: atLeast(1) }),
   def('fetch.max.bytes', 'int', '57671680', 'Max bytes returned by one Fetch.', { validate: atLeast(1024) }),
+  def('max.incremental.fetch.session.cache.slots', 'int', '1000', 'Incremental fetch sessions kept.', {
+    validate: atLeast(0),
+  }),
   def(
     'max.request.partition.size.limit',
     'int',
@@ -256,6 +273,12 @@ const DEFS: readonly BrokerConfigDef[] = [
   }),
   def('transaction.state.log.min.isr', 'int', '2', '__transaction_state min ISR.', { validate: atLeast(1) }),
   def('transaction.max.timeout.ms', 'int', '900000', 'Max transaction timeout.', { validate: atLeast(1) }),
+  def(
+    'transaction.partition.verification.enable',
+    'boolean',
+    'true',
+    'Verify with the coordinator that a partition is in the transaction before the first transactional write (KIP-890).',
+  ),
   def('transactional.id.expiration.ms', 'int', '604800000', 'Transactional id expiration.', {
     validate: atLeast(1),
   }),

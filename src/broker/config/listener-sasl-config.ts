@@ -6,6 +6,7 @@
 // without users stops the start with one line. Messages never quote a JAAS value.
 
 import { JaasConfigError, parseJaasConfig } from '../../net/sasl/jaas-config.js';
+import type { ClientSaslMechanism, SaslOptions } from '../../net/sasl/sasl-options.js';
 import type { SaslListener } from '../network/sasl/sasl-session.js';
 import { BROKER_CONFIGS } from './broker-configs.js';
 import { parseList } from './config-def.js';
@@ -52,4 +53,45 @@ export function listenerSaslConfig(props: ReadonlyMap<string, string>, listenerN
     failedAuthDelayMs: Number(get('connection.failed.authentication.delay.ms') ?? '100'),
     maxReceiveBytes: Number(get('sasl.server.max.receive.size') ?? '524288'),
   };
+}
+
+/**
+ * The SASL identity this broker presents to the other brokers' inter-broker listener, resolved as
+ * Kafka does: the mechanism is `sasl.mechanism.inter.broker.protocol` (GSSAPI by default, which
+ * samsa lacks: refused with one line) and must be enabled on that listener; the user name and
+ * password are the `username` / `password` options of the mechanism's JAAS line on the listener.
+ */
+export function interBrokerSaslOptions(props: ReadonlyMap<string, string>, listenerName: string): SaslOptions {
+  const prefix = `listener.name.${listenerName.toLowerCase()}.`;
+  const fail = (why: string) => new ConfigError(`inter-broker listener ${listenerName}: ${why}`);
+  const mechanism = (props.get('sasl.mechanism.inter.broker.protocol') ?? 'GSSAPI').trim().toUpperCase();
+  if (!SUPPORTED_SASL_MECHANISMS.includes(mechanism))
+    throw fail(
+      `sasl.mechanism.inter.broker.protocol ${mechanism} is not supported by samsa; set it to ` +
+        `${SUPPORTED_SASL_MECHANISMS.join(', ')}`,
+    );
+  const { enabledMechanisms } = listenerSaslConfig(props, listenerName);
+  if (!enabledMechanisms.includes(mechanism))
+    throw fail(
+      `sasl.mechanism.inter.broker.protocol ${mechanism} must be included in sasl.enabled.mechanisms ` +
+        `when SASL is used for inter-broker communication`,
+    );
+  const jaasKey = `${prefix}${mechanism.toLowerCase()}.sasl.jaas.config`;
+  const jaas = props.get(jaasKey) ?? props.get('sasl.jaas.config');
+  if (jaas === undefined)
+    throw fail(`set ${jaasKey} with the broker's own username="..." password="..." options`);
+  let username: string | undefined;
+  let password: string | undefined;
+  try {
+    for (const m of parseJaasConfig(jaas)) {
+      username ??= m.options.get('username');
+      password ??= m.options.get('password');
+    }
+  } catch (e) {
+    if (e instanceof JaasConfigError) throw fail(`invalid JAAS configuration for ${mechanism}: ${e.message}`);
+    throw e;
+  }
+  if (!username || !password)
+    throw fail(`the JAAS configuration of ${jaasKey} needs the broker's own username="..." and password="..."`);
+  return { mechanism: mechanism as ClientSaslMechanism, username, password };
 }

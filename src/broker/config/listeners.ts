@@ -1,8 +1,7 @@
 // `listeners`, `advertised.listeners`, `listener.security.protocol.map` and the inter-broker
 // listener, checked with Kafka's rules (KafkaConfig / EndPoint) and, where Kafka has one, its
-// message. Listener names are upper-cased as Kafka normalises them. One refusal of Samsa's own:
-// a SASL inter-broker listener (brokers have no SASL client side yet); SASL listeners for
-// clients are served (`network/sasl/`).
+// message. Listener names are upper-cased as Kafka normalises them. A SASL inter-broker listener's
+// own identity is checked with the listener's SASL settings (`listener-sasl-config.ts`).
 
 import { parseList } from './config-def.js';
 import { ConfigError } from './config-error.js';
@@ -115,13 +114,6 @@ export function resolveListeners(
     throw new ConfigError(
       `inter.broker.listener.name must be a listener name defined in advertised.listeners. ` +
         `The valid options based on currently configured listeners are ${advertised.map((a) => a.name).join(',')}`,
-    );
-  const interBroker = advertised.find((a) => a.name === interBrokerListener)!;
-  if (interBroker.securityProtocol === 'SASL_PLAINTEXT' || interBroker.securityProtocol === 'SASL_SSL')
-    throw new ConfigError(
-      `inter-broker listener ${interBroker.name} uses ${interBroker.securityProtocol}: samsa brokers do not ` +
-        `authenticate to each other with SASL yet; put inter-broker traffic on a PLAINTEXT or SSL listener ` +
-        `(inter.broker.listener.name)`,
     );
   return { listeners, advertised, interBrokerListener };
 }

@@ -28,6 +28,12 @@ function def(
 
 export const SECURITY_BROKER_CONFIGS: readonly BrokerConfigDef[] = [
   def(
+    'authorizer.class.name',
+    'string',
+    '',
+    "The authorizer: Kafka's AclAuthorizer or StandardAuthorizer turn ACLs on; empty allows everything.",
+  ),
+  def(
     'listener.security.protocol.map',
     'string',
     'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
@@ -69,6 +75,12 @@ export const SECURITY_BROKER_CONFIGS: readonly BrokerConfigDef[] = [
     'SASL mechanisms of SASL listeners (samsa: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512).',
   ),
   def('sasl.jaas.config', 'password', null, 'JAAS login context (PLAIN users: user_<name>="<password>").'),
+  def(
+    'sasl.mechanism.inter.broker.protocol',
+    'string',
+    'GSSAPI',
+    'SASL mechanism brokers authenticate to each other with (samsa: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512).',
+  ),
   def(
     'connections.max.reauth.ms',
     'long',

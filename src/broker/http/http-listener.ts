@@ -3,6 +3,8 @@
 // load; /health/ready and /metrics answer 503 until the broker says it is ready. Only GET and
 // HEAD of these three paths are served; anything else is refused with 404/405, and header blocks
 // past MAX_HEADER_BYTES are refused by Node's parser (431, then the connection closes).
+// `mount(prefix, handler)` hands every other path under a prefix (all methods) to a handler the
+// caller supplies: `samsa start` mounts the web console at `/`. The broker never imports one.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +20,9 @@ export interface MetricsSource {
   metrics(): Promise<string>;
 }
 
+/** A handler mounted on the listener: it answers every request it is given (404 included). */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 export interface HttpListenerOptions {
   readonly host: string;
   readonly port: number;
@@ -27,6 +32,8 @@ export interface HttpListenerOptions {
 export class HttpListener {
   #ready = false;
   #metrics: MetricsSource | null = null;
+  /** Longest prefix first. */
+  #mounts: { prefix: string; handler: HttpHandler }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -69,6 +76,14 @@ export class HttpListener {
     this.#metrics = source;
   }
 
+  /** Serves every path equal to `prefix` or below it (`/ui` → `/ui/...`; `/` = everything else). */
+  mount(prefix: string, handler: HttpHandler): void {
+    const p = prefix.endsWith('/') && prefix !== '/' ? prefix.slice(0, -1) : prefix;
+    this.#mounts = [...this.#mounts.filter((m) => m.prefix !== p), { prefix: p, handler }].sort(
+      (a, b) => b.prefix.length - a.prefix.length,
+    );
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -84,7 +99,12 @@ export class HttpListener {
           : path === '/health/ready'
             ? () => (this.#ready ? text(res, 200, 'ready\n') : text(res, 503, 'not ready\n'))
             : null;
-    if (handler === null) text(res, 404, 'not found\n');
+    const mounted =
+      handler === null
+        ? this.#mounts.find((m) => m.prefix === '/' || path === m.prefix || path.startsWith(`${m.prefix}/`))
+        : undefined;
+    if (mounted !== undefined) mounted.handler(req, res);
+    else if (handler === null) text(res, 404, 'not found\n');
     else if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       text(res, 405, 'method not allowed\n');

@@ -4,7 +4,7 @@
 // then find the new leaders at once instead of waiting for the session timeout. When this broker
 // is the controller itself, the same request is a direct call.
 
-import { BrokerLink, type TlsConnectOptions } from '../../net/index.js';
+import { BrokerLink, type SaslOptions, type TlsConnectOptions } from '../../net/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { controlledShutdownApi } from '../../protocol/messages/generated/controlled-shutdown.js';
 import type { Logger } from '../logger.js';
@@ -25,6 +25,7 @@ export interface ControlledShutdownOptions {
   readonly requestTimeoutMs?: number;
   /** TLS to the controller (an SSL inter-broker listener). */
   readonly tls?: TlsConnectOptions;
+  readonly sasl?: SaslOptions;
 }
 
 /** Resolves true once this broker leads nothing, false when the attempts ran out. */
@@ -63,6 +64,7 @@ async function askController(o: ControlledShutdownOptions): Promise<number> {
     clientId: `samsa-broker-${o.nodeId}`,
     requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
     ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.sasl ? { sasl: o.sasl } : {}),
   });
   try {
     const res = await link.request(

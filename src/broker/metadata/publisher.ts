@@ -405,7 +405,8 @@ export class MetadataPublisher {
   }
 
   #onConfigChanged(entity: ConfigEntity): void {
-    if (this.#closed) return;
+    // Users, clients and IPs hold credentials and quotas, which their owners read themselves.
+    if (this.#closed || (entity.type !== 'topics' && entity.type !== 'brokers')) return;
     if (entity.type === 'topics') {
       this.#configGen.set(entity.name, (this.#configGen.get(entity.name) ?? 0) + 1);
       // Only what this broker holds; a topic it has not seen yet is read when it appears.

@@ -2,8 +2,10 @@
 // `users` config entity of each user maps a mechanism name to Kafka's credential string
 // (`/config/users/<sanitized user>` in ZooKeeper). Authentication reads the store each time, so
 // a change made through any broker holds on the next connection. Alter and describe follow
-// Kafka's ZkAdminManager checks and messages; alterations run one at a time on this broker
-// (each is a read-modify-write of a user's entity).
+// Kafka's ZkAdminManager checks and messages; alterations run one at a time on this broker, and
+// each is the store's versioned read-modify-write of the user's entity (`updateConfigs`), so a
+// quota change of the same user (same config map) made meanwhile, here or on another broker,
+// is kept rather than overwritten.
 
 import {
   credentialFromSaltedPassword,
@@ -125,22 +127,27 @@ export class ScramCredentials {
         );
     const users = [...new Set(pairs.map((op) => op.name))].filter((u) => !results.has(u));
     for (const user of users) {
-      const configs = { ...(await this.store.configs({ type: 'users', name: user })) };
       const mine = <T extends Deletion>(ops: readonly T[]) => ops.filter((op) => op.name === user);
-      if (mine(deletions).some((d) => configs[BY_TYPE[d.mechanism]!] === undefined)) {
-        fail(user, ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist');
-        continue;
-      }
-      for (const d of mine(deletions)) delete configs[BY_TYPE[d.mechanism]!];
-      for (const u of mine(upsertions)) {
+      // Computed once, outside the update (which may run again on a concurrent change).
+      const upserted = mine(upsertions).map((u) => {
         const m = BY_TYPE[u.mechanism]!;
-        configs[m] = credentialToString(
-          credentialFromSaltedPassword(m, u.salt, u.saltedPassword, u.iterations),
-        );
-      }
+        return [
+          m,
+          credentialToString(credentialFromSaltedPassword(m, u.salt, u.saltedPassword, u.iterations)),
+        ];
+      });
+      let missing = false;
       try {
-        await this.store.setConfigs({ type: 'users', name: user }, configs);
-        results.set(user, { user, errorCode: 0, errorMessage: null });
+        await this.store.updateConfigs({ type: 'users', name: user }, (configs) => {
+          missing = mine(deletions).some((d) => configs[BY_TYPE[d.mechanism]!] === undefined);
+          if (missing) return null;
+          for (const d of mine(deletions)) delete configs[BY_TYPE[d.mechanism]!];
+          for (const [m, value] of upserted) configs[m!] = value!;
+          return configs;
+        });
+        if (missing)
+          fail(user, ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist');
+        else results.set(user, { user, errorCode: 0, errorMessage: null });
       } catch (e) {
         fail(user, ErrorCode.UNKNOWN_SERVER_ERROR, (e as Error).message);
       }

@@ -5,14 +5,19 @@
 //   kafka.network<type=RequestMetrics, name=RequestsPerSec, request=R, version=V> → kafka_network_requestmetrics_requests_total{request,version}
 //   kafka.network<type=RequestMetrics, name=TotalTimeMs, request=R> 99thPercentile → kafka_network_requestmetrics_totaltimems{request,quantile="0.99"}, Count → …_count
 //   kafka.server<type=ReplicaManager, name=PartitionCount> → kafka_server_replicamanager_partitioncount
-//   kafka.log<type=Log, name=Size, topic=T, partition=P> → kafka_log_log_size{topic,partition}
+//   kafka.log<type=Log, name=Size, topic=T, partition=P> → kafka_log_log_size{topic,partition} (log-families.ts)
 //   kafka.coordinator.group<type=GroupMetadataManager, name=NumGroups> → kafka_coordinator_group_groupmetadatamanager_numgroups
 // Every value is read from the broker's own state when scraped; nothing here runs per request.
+// The families with a series per partition (log gauges, consumer lag) are not prom-client
+// metrics: they are written as text (log-families.ts, consumer-lag.ts, metrics-registry.ts).
 
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
+import type { FetchSessionCache } from '../replica/fetch-session-cache.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerMetrics } from './broker-metrics.js';
+import { registerFetchSessionGauges } from './fetch-session-gauges.js';
 import { REQUEST_TIMES } from './request-stats.js';
 
 /** The percentiles of Kafka's Yammer histograms, as the exporter labels them. */
@@ -32,8 +37,10 @@ export interface CollectorSources {
   readonly replicas: ReplicaManager;
   readonly image: MetadataView;
   readonly isActiveController: () => boolean;
-  /** The state of every group this broker coordinates; absent = no group coordinator. */
-  readonly groupStates?: () => Promise<readonly string[]>;
+  /** The group coordinator (group counts, consumer lag); absent = none. */
+  readonly groups?: GroupCoordinator;
+  /** Incremental fetch sessions; absent = no FetchSessionCache families. */
+  readonly fetchSessions?: FetchSessionCache;
 }
 
 export function registerKafkaCollectors(registry: Registry, s: CollectorSources): void {
@@ -102,8 +109,10 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
 
   registerReplicaGauges(registers, s);
   registerControllerGauges(registers, s);
-  registerLogGauges(registers, s);
-  if (s.groupStates) registerGroupGauges(registers, s.groupStates);
+  if (s.fetchSessions) registerFetchSessionGauges(registers, s.fetchSessions);
+  const groups = s.groups;
+  if (groups)
+    registerGroupGauges(registers, async () => (await groups.listGroups([], [])).groups.map((g) => g.state));
 }
 
 function gauge(registers: Registry[], name: string, help: string, value: () => number): void {
@@ -189,30 +198,6 @@ function registerControllerGauges(registers: Registry[], s: CollectorSources): v
       return n;
     }),
   );
-}
-
-function registerLogGauges(registers: Registry[], s: CollectorSources): void {
-  for (const [name, help, read] of [
-    ['size', 'Bytes of the partition log on disk', (l) => l.size],
-    ['logendoffset', 'Log end offset of the partition', (l) => Number(l.logEndOffset)],
-    ['logstartoffset', 'Log start offset of the partition', (l) => Number(l.logStartOffset)],
-  ] as const satisfies readonly (readonly [
-    string,
-    string,
-    (l: { size: number; logEndOffset: bigint; logStartOffset: bigint }) => number,
-  ])[]) {
-    new Gauge({
-      name: `kafka_log_log_${name}`,
-      help,
-      labelNames: ['topic', 'partition'],
-      registers,
-      collect() {
-        this.reset();
-        for (const p of s.replicas.all())
-          this.set({ topic: p.topic, partition: String(p.index) }, read(p.log));
-      },
-    });
-  }
 }
 
 function registerGroupGauges(registers: Registry[], groupStates: () => Promise<readonly string[]>): void {

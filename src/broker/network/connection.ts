@@ -39,8 +39,10 @@ export type RequestOutcome =
       readonly onSent?: () => void;
       /** Close the connection once this response has gone out (a failed SASL exchange). */
       readonly closeAfter?: string;
+      /** A quota was violated: mute the connection this long once the response is written. */
+      readonly throttleMs?: number;
     }
-  | { readonly kind: 'none' }
+  | { readonly kind: 'none'; readonly throttleMs?: number }
   | {
       readonly kind: 'close';
       readonly reason: string;
@@ -77,7 +79,7 @@ export interface ConnectionContext {
 
 export interface RequestHandler {
   /** Whether this request may run concurrently with other pipelinable requests. */
-  canPipeline(frame: Buffer): boolean;
+  canPipeline(frame: Buffer, conn?: ConnectionContext): boolean;
   /**
    * Whether the frame may be reused once `handle` has resolved: nothing (log, caches, state,
    * the response) may reference its bytes after that. Absent = never.
@@ -109,7 +111,7 @@ export interface ConnectionOptions {
   readonly sasl?: SaslSession;
 }
 
-type PauseReason = 'memory' | 'drain' | 'shutdown' | 'backlog';
+type PauseReason = 'memory' | 'drain' | 'shutdown' | 'backlog' | 'throttle';
 
 /**
  * Received-but-unanswered request bytes above which a connection stops reading. A producer that
@@ -148,6 +150,8 @@ export class Connection {
   private cancelMemoryWait: (() => void) | null = null;
   private closed = false;
   private idleListeners: (() => void)[] = [];
+  /** Ends a quota throttle (KIP-219 mute); null while not throttled. */
+  private throttleTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly socket: Socket,
@@ -271,7 +275,7 @@ export class Connection {
 
   private enqueue(frame: Buffer): void {
     const { handler } = this.opts;
-    const pipelinable = handler.canPipeline(frame);
+    const pipelinable = handler.canPipeline(frame, this.context);
     const reusable = this.opts.buffers !== undefined && handler.releasesFrame?.(frame) === true;
     this.slots.push({ frame, bytes: frame.length, pipelinable, reusable, outcome: null, released: false });
     this.backlogBytes += frame.length;
@@ -281,6 +285,8 @@ export class Connection {
 
   private startRequests(): void {
     while (!this.closed && this.nextToStart < this.slots.length) {
+      // A throttled connection is muted: requests it sent meanwhile wait, as in Kafka's socket.
+      if (this.throttleTimer !== null) return;
       const slot = this.slots[this.nextToStart]!;
       const mayStart = this.running === 0 || (slot.pipelinable && this.runningBlocking === 0);
       if (!mayStart) return;
@@ -357,6 +363,8 @@ export class Connection {
       this.nextToStart--;
       this.release(slot);
       const outcome = slot.outcome!;
+      if (outcome.kind !== 'close' && outcome.throttleMs !== undefined && outcome.throttleMs > 0)
+        this.throttle(outcome.throttleMs);
       if (outcome.kind === 'respond') {
         this.write(outcome);
         if (outcome.closeAfter !== undefined) {
@@ -401,6 +409,30 @@ export class Connection {
       this.socket.once('drain', () => this.resume('drain'));
     }
   }
+
+  /**
+   * Mutes the connection for `ms` (from now, the response being written): no reading and no new
+   * request started until then, as Kafka mutes a throttled channel. A later throttle that ends
+   * later extends it.
+   */
+  private throttle(ms: number): void {
+    const until = Date.now() + ms;
+    if (this.throttleTimer !== null) {
+      if (until <= this.throttledUntil) return;
+      clearTimeout(this.throttleTimer);
+    }
+    this.throttledUntil = until;
+    this.pause('throttle');
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = null;
+      if (this.closed) return;
+      this.resume('throttle');
+      this.startRequests();
+    }, ms);
+    this.throttleTimer.unref();
+  }
+
+  private throttledUntil = 0;
 
   private release(slot: Slot): void {
     if (slot.released) return;
@@ -475,6 +507,7 @@ export class Connection {
   close(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.cancelMemoryWait?.();
     this.cancelMemoryWait = null;
     if (this.frame !== null) {

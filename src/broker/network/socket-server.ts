@@ -11,6 +11,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../logger.js';
 import { BufferPool } from './buffer-pool.js';
 import { Connection, type ConnectionSecurity, type RequestHandler } from './connection.js';
+import type { ConnectionQuotas } from './connection-quotas.js';
 import { MemoryPool } from './memory-pool.js';
 import { ANONYMOUS, sslPrincipal } from './principal-mapper.js';
 import { RejectionLog } from './rejection-log.js';
@@ -49,7 +50,15 @@ export interface SocketServerOptions {
   readonly listener?: ListenerIdentity;
   /** Where SASL/SCRAM credentials come from (the metadata store); absent = no SCRAM user exists. */
   readonly scramCredentials?: ScramCredentialLookup;
+  /**
+   * The broker's connection limits, shared by its listeners; absent = only `maxConnections`,
+   * enforced by refusing (Node's own limit).
+   */
+  readonly connectionQuotas?: ConnectionQuotas;
 }
+
+/** Sockets parked while their listener is at its limit, at most (a Kafka acceptor's backlog). */
+const MAX_PARKED = 1024;
 
 const NO_SCRAM_USERS: ScramCredentialLookup = async () => null;
 
@@ -61,6 +70,8 @@ export class SocketServer {
   readonly buffers: BufferPool;
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  /** Accepted sockets waiting for a connection slot (see ConnectionQuotas). */
+  private readonly parked = new Set<Socket>();
   private readonly rejections: RejectionLog;
   private nextId = 1;
   private boundPort = -1;
@@ -88,7 +99,14 @@ export class SocketServer {
         }),
       );
     }
-    this.server.maxConnections = opts.maxConnections;
+    if (opts.connectionQuotas === undefined) this.server.maxConnections = opts.maxConnections;
+    else
+      opts.connectionQuotas.addListener(this.listener.name, () => {
+        const oldest = this.connections.values().next();
+        if (oldest.done) return false;
+        oldest.value.close('max.connections reached: making room for an inter-broker connection');
+        return true;
+      });
   }
 
   get listener(): ListenerIdentity {
@@ -154,7 +172,45 @@ export class SocketServer {
     });
   }
 
+  /** Counts the connection against the limits first: it may wait for a slot, or be refused. */
   private accept(socket: Socket, principal = ANONYMOUS): void {
+    const quotas = this.opts.connectionQuotas;
+    if (quotas === undefined) {
+      this.open(socket, principal);
+      return;
+    }
+    const listener = this.listener.name;
+    const address = socket.remoteAddress ?? '?';
+    let decided = false;
+    let parked = false;
+    const cancel = quotas.accept(listener, address, (outcome) => {
+      decided = true;
+      this.parked.delete(socket);
+      if (outcome === 'refused' || socket.destroyed) {
+        if (outcome === 'admitted') quotas.release(listener, address);
+        socket.destroy();
+        return;
+      }
+      this.open(socket, principal, () => quotas.release(listener, address));
+      if (parked) socket.resume();
+    });
+    if (decided) return;
+    if (quotas.waiting(listener) > MAX_PARKED) {
+      cancel();
+      socket.destroy();
+      return;
+    }
+    parked = true;
+    socket.pause();
+    this.parked.add(socket);
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      this.parked.delete(socket);
+      cancel();
+    });
+  }
+
+  private open(socket: Socket, principal: string, released?: () => void): void {
     const security: ConnectionSecurity = {
       listenerName: this.listener.name,
       securityProtocol: this.listener.securityProtocol,
@@ -178,7 +234,10 @@ export class SocketServer {
         security,
         ...(sasl ? { sasl } : {}),
       },
-      (c) => this.connections.delete(c),
+      (c) => {
+        this.connections.delete(c);
+        released?.();
+      },
     );
     this.connections.add(conn);
   }
@@ -186,6 +245,7 @@ export class SocketServer {
   /** Stops accepting; connections answer what they have received, then close. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.parked) s.destroy();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, this.opts.shutdownTimeoutMs ?? 15_000);

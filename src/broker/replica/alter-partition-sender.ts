@@ -6,7 +6,7 @@
 // a backoff. When the active controller runs on this broker the request is a direct call, as the
 // controlled shutdown does.
 
-import { BrokerLink, type TlsConnectOptions } from '../../net/index.js';
+import { BrokerLink, type SaslOptions, type TlsConnectOptions } from '../../net/index.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import {
   type AlterPartitionRequest,
@@ -35,6 +35,7 @@ export interface AlterPartitionSenderOptions {
   readonly requestTimeoutMs?: number;
   /** TLS to the controller (an SSL inter-broker listener). */
   readonly tls?: TlsConnectOptions;
+  readonly sasl?: SaslOptions;
 }
 
 const key = (p: { topic: string; partition: number }) => `${p.topic}\u0000${p.partition}`;
@@ -197,6 +198,7 @@ export class AlterPartitionSender {
         clientId: `samsa-alter-partition-${this.#options.nodeId}`,
         requestTimeoutMs: this.#options.requestTimeoutMs ?? 30_000,
         ...(this.#options.tls ? { tls: this.#options.tls } : {}),
+        ...(this.#options.sasl ? { sasl: this.#options.sasl } : {}),
       });
     }
     return this.#link.request(alterPartitionApi, body, { maxVersion: VERSION });

@@ -10,7 +10,7 @@
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { AlterPartitionResponsePartitionData } from '../../protocol/messages/generated/alter-partition.js';
-import type { AppendOrigin, AppendResult, PartitionLog } from '../../storage/index.js';
+import type { AppendOrigin, AppendResult, PartitionLog, VerificationGuard } from '../../storage/index.js';
 import type { PartitionRecord } from '../metadata/types.js';
 import { CommitWaiters } from './commit-waiters.js';
 import { FollowerState } from './follower-state.js';
@@ -254,6 +254,7 @@ export class Partition {
     acks: number,
     minInsyncReplicas: number,
     origin: AppendOrigin = 'client',
+    verificationGuard?: VerificationGuard,
   ): Promise<AppendResult> {
     if (!this.isLeader || this.#fenced || this.env.mayWriteAsLeader?.() === false)
       return Promise.reject(new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
@@ -266,9 +267,11 @@ export class Partition {
       );
     }
     const appended =
-      origin === 'client'
-        ? this.log.appendAsLeader(batch, this.state.leaderEpoch)
-        : this.log.appendAsLeader(batch, this.state.leaderEpoch, { origin });
+      verificationGuard !== undefined
+        ? this.log.appendAsLeader(batch, this.state.leaderEpoch, { origin, verificationGuard })
+        : origin === 'client'
+          ? this.log.appendAsLeader(batch, this.state.leaderEpoch)
+          : this.log.appendAsLeader(batch, this.state.leaderEpoch, { origin });
     return appended.then((r) => {
       this.maybeAdvanceHighWatermark();
       return r;

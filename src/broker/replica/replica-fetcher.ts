@@ -1,5 +1,8 @@
 // One replica fetcher (Kafka's ReplicaFetcherThread): fetches a set of partitions from one
-// leader with sessionless Fetch v12+ requests carrying this broker's replica id (v15+: in
+// leader with Fetch v12+ requests in an incremental fetch session (KIP-227,
+// `net/fetch-session-handler.ts`: unchanged partitions stay in the leader's session, which
+// answers only partitions with records, a new HW or log start, or an error) carrying this
+// broker's replica id (v15+: in
 // ReplicaState with its broker epoch), each partition's current leader epoch, fetch offset (the
 // local log end offset) and last fetched epoch; each partition's answer is applied by
 // `follower-apply.ts` (append, truncation, or a backoff of `replica.fetch.backoff.ms`). A
@@ -9,7 +12,8 @@
 // waits for the response being applied, so a partition handed to another fetcher or made leader
 // never gets an append from an older fetch.
 
-import { BrokerLink, type TlsConnectOptions } from '../../net/index.js';
+import { FetchSessionHandler, type SessionPartition } from '../../net/fetch-session-handler.js';
+import { BrokerLink, type SaslOptions, type TlsConnectOptions } from '../../net/index.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { type FetchRequest, type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
 import type { Logger } from '../logger.js';
@@ -35,6 +39,9 @@ export interface ReplicaFetcherConfig {
   readonly socketTimeoutMs: number;
   /** TLS to the leaders (an SSL inter-broker listener). */
   readonly tls?: TlsConnectOptions;
+  readonly sasl?: SaslOptions;
+  /** Incremental fetch sessions with the leader (default true; false: sessionless, to compare). */
+  readonly fetchSessions?: boolean;
   readonly logger: Logger;
 }
 
@@ -50,6 +57,14 @@ const MIN_FETCH_VERSION = 12;
 /** The last version that names topics rather than ids. */
 const LAST_VERSION_BY_NAME = 12;
 
+/** Top-level answers that concern only the fetch session (and `NONE`: a response not fitting it). */
+const SESSION_ERRORS = new Set<number>([
+  ErrorCode.NONE,
+  ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+  ErrorCode.INVALID_FETCH_SESSION_EPOCH,
+  ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
+]);
+
 export const partitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
 
 export class ReplicaFetcher {
@@ -61,6 +76,7 @@ export class ReplicaFetcher {
   #processing: Promise<void> = Promise.resolve();
   readonly #loop: Promise<void>;
   #lastError = '';
+  readonly #session: FetchSessionHandler;
 
   constructor(
     readonly leaderId: number,
@@ -70,10 +86,12 @@ export class ReplicaFetcher {
     config: ReplicaFetcherConfig,
   ) {
     this.#config = config;
+    this.#session = new FetchSessionHandler({ enabled: config.fetchSessions ?? true });
     this.#link = new BrokerLink(leaderId, host, port, {
       clientId: `broker-${config.nodeId}-fetcher-${fetcherId}`,
       requestTimeoutMs: config.socketTimeoutMs + config.waitMaxMs,
       ...(config.tls ? { tls: config.tls } : {}),
+      ...(config.sasl ? { sasl: config.sasl } : {}),
     });
     this.#loop = this.#run();
   }
@@ -156,12 +174,15 @@ export class ReplicaFetcher {
         { minVersion: MIN_FETCH_VERSION, ...(byName ? { maxVersion: LAST_VERSION_BY_NAME } : {}) },
       );
     } catch (e) {
+      this.#session.handleError();
       if (!this.#running) return;
       this.#noteError(`fetch from broker ${this.leaderId} failed`, e);
       this.#delay(ready);
       return;
     }
     if (!this.#running) return;
+    // A session error only means the next request is a full one (at once, as Kafka's fetcher).
+    if (this.#session.handleResponse(res) === 'drop' && SESSION_ERRORS.has(res.errorCode)) return;
     if (res.errorCode !== ErrorCode.NONE) {
       this.#noteError(`fetch from broker ${this.leaderId} answered ${errorInfo(res.errorCode).name}`);
       this.#delay(ready);
@@ -174,24 +195,17 @@ export class ReplicaFetcher {
   }
 
   #request(ready: readonly FetchState[], version: number): FetchRequest {
-    const topics = new Map<string, FetchRequest['topics'][number]>();
-    for (const s of ready) {
-      const p = s.partition;
-      let t = topics.get(p.topic);
-      if (t === undefined) {
-        t = { topic: p.topic, topicId: p.topicId, partitions: [] };
-        topics.set(p.topic, t);
-      }
-      t.partitions.push({
-        partition: p.index,
-        currentLeaderEpoch: s.leaderEpoch,
-        fetchOffset: s.fetchOffset,
-        lastFetchedEpoch: s.lastFetchedEpoch,
-        logStartOffset: p.log.logStartOffset,
-        partitionMaxBytes: this.#config.fetchMaxBytes,
-        replicaDirectoryId: ZERO_UUID,
-      });
-    }
+    const next: SessionPartition[] = ready.map((s) => ({
+      topic: s.partition.topic,
+      topicId: s.partition.topicId,
+      partition: s.partition.index,
+      currentLeaderEpoch: s.leaderEpoch,
+      fetchOffset: s.fetchOffset,
+      lastFetchedEpoch: s.lastFetchedEpoch,
+      logStartOffset: s.partition.log.logStartOffset,
+      partitionMaxBytes: this.#config.fetchMaxBytes,
+    }));
+    const session = this.#session.build(next, version);
     const nodeId = this.#config.nodeId;
     return {
       clusterId: null,
@@ -201,10 +215,10 @@ export class ReplicaFetcher {
       minBytes: this.#config.minBytes,
       maxBytes: this.#config.responseMaxBytes,
       isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [...topics.values()],
-      forgottenTopicsData: [],
+      sessionId: session.sessionId,
+      sessionEpoch: session.sessionEpoch,
+      topics: session.topics,
+      forgottenTopicsData: session.forgottenTopicsData,
       rackId: '',
     };
   }

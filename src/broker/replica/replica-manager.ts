@@ -92,6 +92,8 @@ class BrokerPartitionEnv implements PartitionEnv {
 
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
+  /** The same partitions by topic then index: `get` builds no key (Fetch asks per partition). */
+  readonly #byTopic = new Map<string, Map<number, Partition>>();
   private readonly closeListeners = new Set<() => void>();
   private closing = false;
   private fetcherHooks: ReplicaFetcherHooks = {};
@@ -123,7 +125,7 @@ export class ReplicaManager {
 
   /** The partition if this broker hosts it. */
   get(topic: string, partition: number): Partition | undefined {
-    return this.partitions.get(ReplicaManager.key(topic, partition));
+    return this.#byTopic.get(topic)?.get(partition);
   }
 
   /** The partition, or KafkaError(UNKNOWN_TOPIC_OR_PARTITION). */
@@ -327,6 +329,9 @@ export class ReplicaManager {
       const p = this.partitions.get(key);
       if (p !== undefined) {
         this.partitions.delete(key);
+        const inTopic = this.#byTopic.get(s.topic);
+        inTopic?.delete(s.partition);
+        if (inTopic?.size === 0) this.#byTopic.delete(s.topic);
         p.failWaiters();
         if (p.isLeader) {
           changes.push({
@@ -378,6 +383,12 @@ export class ReplicaManager {
       this.#env,
     );
     this.partitions.set(key, p);
+    let inTopic = this.#byTopic.get(s.topic);
+    if (inTopic === undefined) {
+      inTopic = new Map();
+      this.#byTopic.set(s.topic, inTopic);
+    }
+    inTopic.set(s.partition, p);
     return p;
   }
 

@@ -5,6 +5,7 @@
 // `replica.socket.timeout.ms` and `replica.lag.time.max.ms`, read once at start.
 
 import type { TlsConnectOptions } from '../../net/connection.js';
+import type { SaslOptions } from '../../net/sasl/sasl-options.js';
 import type { ConfigResolver } from '../config/config-resolver.js';
 import type { Logger } from '../logger.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
@@ -25,6 +26,8 @@ export interface ReplicationOptions {
   readonly brokerEpoch: () => bigint;
   /** TLS of connections to other brokers (an SSL inter-broker listener). */
   readonly tls?: TlsConnectOptions;
+  /** SASL of the inter-broker listener (SASL_PLAINTEXT / SASL_SSL); absent: none. */
+  readonly sasl?: SaslOptions;
   readonly logger: Logger;
 }
 
@@ -49,6 +52,7 @@ export function startReplication(o: ReplicationOptions): Replication {
     socketTimeoutMs: num('replica.socket.timeout.ms'),
     brokerAddress: (id) => o.image.broker(id),
     ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.sasl ? { sasl: o.sasl } : {}),
     logger: o.logger,
   });
   const alterPartition = new AlterPartitionSender({
@@ -57,6 +61,7 @@ export function startReplication(o: ReplicationOptions): Replication {
     image: o.image,
     localController: o.localController,
     ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.sasl ? { sasl: o.sasl } : {}),
     logger: o.logger,
   });
   o.replicas.setReplicaFetcherHooks(fetchers);

@@ -9,6 +9,13 @@ import type { CommandIO } from './common.js';
 
 export const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 
+/** The flags every admin command takes, as Kafka's tools: where to connect, how, and --help. */
+export const ADMIN_COMMAND_OPTIONS = {
+  'bootstrap-server': { type: 'string' },
+  'command-config': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export interface AdminSession {
   admin: Admin;
   /** The options the admin client was built with, for another client of the same command. */

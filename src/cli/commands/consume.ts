@@ -1,6 +1,7 @@
 // `samsa consume`: print records to stdout, like kafka-console-consumer, with its flags:
 //   samsa consume --topic T [--bootstrap-server H:P] [--group G] [--from-beginning]
-//                 [--partition P [--offset O|earliest|latest]] [--max-messages N] [--timeout-ms MS]
+//                 [--partition P [--offset O|earliest|latest]] [--from-datetime ISO | --from-offset O]
+//                 [--max-messages N] [--timeout-ms MS]
 //                 [--property print.key=true ...] [--formatter-config FILE]
 //                 [--consumer-property k=v ...] [--consumer.config FILE]
 // Output per record, fields separated by key.separator (default TAB), in Kafka's order (its
@@ -8,8 +9,17 @@
 // [key] [value], then line.separator; nulls print as null.literal ("null"). Without --group the
 // consumer is standalone (no offsets committed), as Kafka's tool does with a random group. Ends
 // after --max-messages, --timeout-ms of silence, or SIGINT/SIGTERM, then prints "Processed a
-// total of N messages" to stderr.
-import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../client/consumer/index.js';
+// total of N messages" to stderr. --from-datetime / --from-offset (Samsa's) replay: every
+// partition this run is given starts at its first record at or after the time (its end if none),
+// or at the offset, through Consumer.replayFrom — with --group once per partition per run, so a
+// rebalance does not restart it.
+import {
+  Consumer,
+  type ConsumerOptions,
+  type ConsumerRecord,
+  type ReplayStart,
+  type TopicPartition,
+} from '../../client/consumer/index.js';
 import { clientOptionsFrom, readPropertiesFile } from '../client-props.js';
 import { ensureReachable, REACH_TIMEOUT_MS } from '../reach.js';
 import { didYouMean } from '../suggest.js';
@@ -22,6 +32,7 @@ import {
   runCommand,
   topicUnlessHelp,
 } from './common.js';
+import { parseDateTime } from './reset-args.js';
 
 export const CONSUME_USAGE = `Usage: samsa consume --topic TOPIC [options]
 
@@ -30,6 +41,10 @@ export const CONSUME_USAGE = `Usage: samsa consume --topic TOPIC [options]
   --from-beginning               start at the earliest offset when there is no committed one
   --partition P                  read only this partition (no group)
   --offset O|earliest|latest     with --partition: where to start (default latest)
+  --from-datetime ISO            start every partition at its first record at or after this time
+                                 (yyyy-MM-ddTHH:mm:ss[.SSS][zone], UTC without a zone; the end
+                                 of a partition with none); with --group, once per partition
+  --from-offset O                start every partition (or --partition) at offset O
   --max-messages N               stop after N records
   --timeout-ms MS                stop after MS without a record
   --isolation-level LEVEL        read_committed (default) or read_uncommitted
@@ -132,6 +147,8 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
           'from-beginning': { type: 'boolean' },
           partition: { type: 'string' },
           offset: { type: 'string' },
+          'from-datetime': { type: 'string' },
+          'from-offset': { type: 'string' },
           'max-messages': { type: 'string' },
           'timeout-ms': { type: 'string' },
           'isolation-level': { type: 'string' },
@@ -157,6 +174,7 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
       throw new CommandUsageError('--partition and --group are exclusive');
     if (values.offset !== undefined && values.partition === undefined)
       throw new CommandUsageError('--offset needs --partition');
+    const replay = replayStart(values);
     const formatterProps = {
       ...(values['formatter-config']
         ? readPropertiesFile(values['formatter-config'], '--formatter-config')
@@ -205,8 +223,22 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
     let count = 0;
     const printed = new Map<string, { topic: string; partition: number; offset: bigint }>();
     try {
-      if (group) consumer.subscribe([topic]);
-      else
+      if (group) {
+        // Each partition starts at the replay point once in this run, not after every rebalance.
+        const started = new Set<string>();
+        consumer.subscribe(
+          [topic],
+          replay === null
+            ? undefined
+            : {
+                onPartitionsAssigned: async (tps) => {
+                  const fresh = tps.filter((tp) => !started.has(`${tp.topic}-${tp.partition}`));
+                  for (const tp of fresh) started.add(`${tp.topic}-${tp.partition}`);
+                  if (fresh.length > 0) await consumer.replayFrom(replay(fresh), { partitions: fresh });
+                },
+              },
+        );
+      } else {
         await assignStandalone(
           consumer,
           topic,
@@ -214,6 +246,8 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
           values.offset,
           values['from-beginning'] === true,
         );
+        if (replay !== null) await consumer.replayFrom(replay(consumer.assignment()));
+      }
       let last = Date.now();
       while (count < max && Date.now() - last <= idle) {
         let records: ConsumerRecord[];
@@ -246,6 +280,36 @@ export async function runConsume(argv: readonly string[], io: CommandIO = proces
     }
     return 0;
   });
+}
+
+/** --from-datetime / --from-offset as a replay start for given partitions; null if neither. */
+function replayStart(values: {
+  'from-datetime'?: string;
+  'from-offset'?: string;
+  offset?: string;
+  'from-beginning'?: boolean;
+}): ((tps: readonly TopicPartition[]) => ReplayStart) | null {
+  const time = values['from-datetime'];
+  const offset = values['from-offset'];
+  if (time === undefined && offset === undefined) return null;
+  if (time !== undefined && offset !== undefined)
+    throw new CommandUsageError('--from-datetime and --from-offset are exclusive');
+  if (values.offset !== undefined || values['from-beginning'])
+    throw new CommandUsageError(
+      `--${time !== undefined ? 'from-datetime' : 'from-offset'} replaces --offset and --from-beginning`,
+    );
+  if (time !== undefined) {
+    let ms: number;
+    try {
+      ms = parseDateTime(time);
+    } catch (err) {
+      throw new CommandUsageError((err as Error).message.replace('--to-datetime', '--from-datetime'));
+    }
+    return () => new Date(ms);
+  }
+  if (!/^\d+$/.test(offset!.trim())) throw new CommandUsageError('--from-offset must be an offset (≥ 0)');
+  const o = BigInt(offset!.trim());
+  return (tps) => tps.map((tp) => ({ ...tp, offset: o }));
 }
 
 async function assignStandalone(

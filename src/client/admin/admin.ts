@@ -5,6 +5,7 @@ import { BrokerPool } from '../broker-pool.js';
 import { type ClientOptions, resolveClientOptions } from '../config.js';
 import { Coordinators } from '../coordinator.js';
 import { Metadata } from '../metadata.js';
+import { type AclBinding, type AclBindingFilter, createAcls, deleteAcls, describeAcls } from './acls.js';
 import { type ClusterDescription, describeCluster } from './cluster.js';
 import {
   type ConfigAlteration,
@@ -14,6 +15,7 @@ import {
   incrementalAlterConfigs,
 } from './configs.js';
 import { AdminContext, type TopicPartition } from './context.js';
+import { describeLogDirs, type LogDirDescription } from './log-dirs.js';
 import {
   alterConsumerGroupOffsets,
   type CommittedOffset,
@@ -42,7 +44,17 @@ import {
   listOffsets,
   type OffsetQuery,
   type OffsetSpec,
+  type ReplicaLogEnd,
+  type ReplicaQuery,
+  replicaLogEndOffsets,
 } from './partition-ops.js';
+import {
+  alterClientQuotas,
+  type ClientQuotaAlteration,
+  type ClientQuotaEntry,
+  type ClientQuotaFilterComponent,
+  describeClientQuotas,
+} from './quotas.js';
 import {
   alterUserScramCredentials,
   describeUserScramCredentials,
@@ -61,6 +73,17 @@ import {
   type TimeoutOptions,
   type TopicDescription,
 } from './topics.js';
+import {
+  type AbortTransactionSpec,
+  abortTransaction,
+  describeProducers,
+  describeTransactions,
+  type ListTransactionsFilter,
+  listTransactions,
+  type PartitionProducers,
+  type TransactionDescription,
+  type TransactionListing,
+} from './transactions.js';
 
 export class Admin {
   readonly #pool: BrokerPool;
@@ -128,8 +151,11 @@ export class Admin {
   }
 
   // configs
-  describeConfigs(resources: readonly ConfigResource[]): Promise<ConfigDescription[]> {
-    return describeConfigs(this.#ctx, resources);
+  describeConfigs(
+    resources: readonly ConfigResource[],
+    o?: { includeSynonyms?: boolean },
+  ): Promise<ConfigDescription[]> {
+    return describeConfigs(this.#ctx, resources, o);
   }
   incrementalAlterConfigs(
     alterations: readonly ConfigAlteration[],
@@ -146,6 +172,17 @@ export class Admin {
   /** Upserts (the password is salted here) and deletes SCRAM credentials. */
   alterUserScramCredentials(alterations: readonly ScramCredentialAlteration[]): Promise<void> {
     return alterUserScramCredentials(this.#ctx, alterations);
+  }
+
+  // client quotas
+  describeClientQuotas(filter: {
+    components: ClientQuotaFilterComponent[];
+    strict?: boolean;
+  }): Promise<ClientQuotaEntry[]> {
+    return describeClientQuotas(this.#ctx, filter);
+  }
+  alterClientQuotas(alterations: ClientQuotaAlteration[], o?: { validateOnly?: boolean }): Promise<void> {
+    return alterClientQuotas(this.#ctx, alterations, o);
   }
 
   // consumer groups
@@ -179,6 +216,10 @@ export class Admin {
   }
 
   // cluster, records, offsets
+  /** Every log dir of the given brokers (default: all) with the size and offsetLag of each replica. */
+  describeLogDirs(brokers?: readonly number[]): Promise<LogDirDescription[]> {
+    return describeLogDirs(this.#ctx, brokers);
+  }
   describeCluster(): Promise<ClusterDescription> {
     return describeCluster(this.#ctx);
   }
@@ -193,5 +234,37 @@ export class Admin {
     o?: { isolationLevel?: 'read_uncommitted' | 'read_committed' },
   ): Promise<ListedOffset[]> {
     return listOffsets(this.#ctx, queries, o);
+  }
+  /** Each replica's own log end offset (ListOffsets with replica id -2 to each replica's broker). */
+  replicaLogEndOffsets(queries: readonly ReplicaQuery[]): Promise<ReplicaLogEnd[]> {
+    return replicaLogEndOffsets(this.#ctx, queries);
+  }
+
+  // transactions
+  /** The transactions every broker coordinates, optionally filtered by state and producer id. */
+  listTransactions(filter?: ListTransactionsFilter): Promise<TransactionListing[]> {
+    return listTransactions(this.#ctx, filter);
+  }
+  describeTransactions(transactionalIds: readonly string[]): Promise<TransactionDescription[]> {
+    return describeTransactions(this.#ctx, transactionalIds);
+  }
+  describeProducers(partitions: readonly TopicPartition[]): Promise<PartitionProducers[]> {
+    return describeProducers(this.#ctx, partitions);
+  }
+  /** Writes an ABORT marker for the producer's open transaction on one partition (its leader). */
+  abortTransaction(spec: AbortTransactionSpec): Promise<void> {
+    return abortTransaction(this.#ctx, spec);
+  }
+
+  // ACLs
+  createAcls(bindings: readonly AclBinding[]): Promise<void> {
+    return createAcls(this.#ctx, bindings);
+  }
+  describeAcls(filter: AclBindingFilter): Promise<AclBinding[]> {
+    return describeAcls(this.#ctx, filter);
+  }
+  /** Deletes what each filter matches; the deleted bindings, one list per filter. */
+  deleteAcls(filters: readonly AclBindingFilter[]): Promise<AclBinding[][]> {
+    return deleteAcls(this.#ctx, filters);
   }
 }

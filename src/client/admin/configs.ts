@@ -40,6 +40,8 @@ export interface ConfigEntry {
   isDefault: boolean;
   isSensitive: boolean;
   source: (typeof SOURCES)[number];
+  /** Where else the value could come from, highest precedence first (only when asked for). */
+  synonyms: { name: string; value: string | null; source: (typeof SOURCES)[number] }[];
 }
 
 export interface ConfigDescription {
@@ -69,6 +71,7 @@ async function target(ctx: AdminContext, r: { type: ConfigResourceType; name: st
 export async function describeConfigs(
   ctx: AdminContext,
   resources: readonly ConfigResource[],
+  o: { includeSynonyms?: boolean } = {},
 ): Promise<ConfigDescription[]> {
   const out: ConfigDescription[] = [];
   for (const r of resources) {
@@ -77,7 +80,7 @@ export async function describeConfigs(
         resources: [
           { resourceType: RESOURCE_TYPE[r.type], resourceName: r.name, configurationKeys: r.keys ?? null },
         ],
-        includeSynonyms: false,
+        includeSynonyms: o.includeSynonyms ?? false,
         includeDocumentation: false,
       }),
     );
@@ -95,6 +98,11 @@ export async function describeConfigs(
           isDefault: c.isDefault || c.configSource === 5,
           isSensitive: c.isSensitive,
           source: SOURCES[c.configSource] ?? 'UNKNOWN',
+          synonyms: c.synonyms.map((s) => ({
+            name: s.name,
+            value: s.value,
+            source: SOURCES[s.source] ?? 'UNKNOWN',
+          })),
         })),
       });
     }

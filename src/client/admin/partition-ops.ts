@@ -88,6 +88,74 @@ export async function listOffsets(
   });
 }
 
+export interface ReplicaQuery extends TopicPartition {
+  /** The brokers holding a replica (the partition's replicas from describeTopics). */
+  replicas: readonly number[];
+}
+
+export interface ReplicaLogEnd extends TopicPartition {
+  broker: number;
+  /** That replica's own log end offset; null when its broker did not answer or has no replica. */
+  logEndOffset: bigint | null;
+}
+
+/** Kafka's DEBUGGING_REPLICA_ID: ListOffsets answered by any replica, up to its own log end. */
+const DEBUGGING_REPLICA_ID = -2;
+
+/**
+ * The log end offset of every replica, asked of each replica's broker with ListOffsets
+ * (latest, replica id -2) — what a console needs to show followers catching up. One request
+ * per broker; a broker that fails leaves nulls instead of failing the whole answer.
+ */
+export async function replicaLogEndOffsets(
+  ctx: AdminContext,
+  queries: readonly ReplicaQuery[],
+): Promise<ReplicaLogEnd[]> {
+  const byBroker = new Map<number, TopicPartition[]>();
+  for (const q of queries)
+    for (const b of q.replicas) {
+      let l = byBroker.get(b);
+      if (l === undefined) byBroker.set(b, (l = []));
+      l.push({ topic: q.topic, partition: q.partition });
+    }
+  const answers = await Promise.all(
+    [...byBroker].map(async ([broker, items]): Promise<ReplicaLogEnd[]> => {
+      const found = new Map<string, bigint>();
+      try {
+        const res = await ctx.link(broker).request(
+          listOffsetsApi,
+          {
+            replicaId: DEBUGGING_REPLICA_ID,
+            isolationLevel: 0,
+            topics: [...byTopic(items)].map(([name, ps]) => ({
+              name,
+              partitions: ps.map((p) => ({
+                partitionIndex: p.partition,
+                currentLeaderEpoch: -1,
+                timestamp: -1n,
+                maxNumOffsets: 1,
+              })),
+            })),
+            timeoutMs: ctx.options.requestTimeoutMs,
+          },
+          { minVersion: 1 },
+        );
+        for (const t of res.topics)
+          for (const p of t.partitions)
+            if (p.errorCode === 0) found.set(`${t.name}\u0000${p.partitionIndex}`, p.offset);
+      } catch {
+        // that broker is down or unknown: its replicas stay null
+      }
+      return items.map((i) => ({
+        ...i,
+        broker,
+        logEndOffset: found.get(`${i.topic}\u0000${i.partition}`) ?? null,
+      }));
+    }),
+  );
+  return answers.flat();
+}
+
 export interface DeleteRecordsTarget extends TopicPartition {
   /** Delete every record before this offset (-1n = up to the high watermark). */
   offset: bigint;

@@ -3,7 +3,7 @@
 // partitions are given up (rebalance, close). Also the "consumed positions" that commitSync()
 // and commitAsync() use when called without offsets.
 import type { ResolvedConsumerOptions } from './consumer-config.js';
-import type { GroupMembership } from './group-membership.js';
+import type { Membership } from './membership.js';
 import type { GroupOffsets } from './offsets.js';
 import type { SubscriptionState } from './subscription-state.js';
 import { type TopicPartition, type TopicPartitionOffset, tpKey } from './types.js';
@@ -12,14 +12,14 @@ export class AutoCommit {
   readonly #opts: ResolvedConsumerOptions;
   readonly #subs: SubscriptionState;
   readonly #offsets: GroupOffsets | null;
-  readonly #membership: () => GroupMembership | null;
+  readonly #membership: () => Membership | null;
   #next: number;
 
   constructor(
     opts: ResolvedConsumerOptions,
     subs: SubscriptionState,
     offsets: GroupOffsets | null,
-    membership: () => GroupMembership | null,
+    membership: () => Membership | null,
   ) {
     this.#opts = opts;
     this.#subs = subs;

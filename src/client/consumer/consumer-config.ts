@@ -17,6 +17,8 @@ export type Deserializer<T> = (data: Buffer | null, topic: string, headers: read
 
 export type AutoOffsetReset = 'earliest' | 'latest' | 'none';
 export type IsolationLevel = 'read_committed' | 'read_uncommitted';
+/** group.protocol: 'classic' (JoinGroup/SyncGroup) or 'consumer' (KIP-848 ConsumerGroupHeartbeat). */
+export type GroupProtocol = 'classic' | 'consumer';
 
 /** Structured log sink; the consumer never writes to the console itself. */
 export type ConsumerLogger = (
@@ -30,6 +32,15 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   groupId?: string;
   /** group.instance.id: static membership (KIP-345). */
   groupInstanceId?: string;
+  /**
+   * group.protocol, default 'classic'. 'consumer' is KIP-848: the coordinator assigns, members
+   * heartbeat with ConsumerGroupHeartbeat and rebalance incrementally (no stop-the-world); the
+   * session timeout and heartbeat interval are then the broker's (group.consumer.*), and
+   * partitionAssignmentStrategy is not used.
+   */
+  groupProtocol?: GroupProtocol;
+  /** group.remote.assignor: the server assignor to ask for with groupProtocol 'consumer' ('uniform' | 'range'); default: the broker's. */
+  groupRemoteAssignor?: string;
   /** session.timeout.ms, default 45000. */
   sessionTimeoutMs?: number;
   /** heartbeat.interval.ms, default 3000. */
@@ -65,6 +76,11 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   maxBufferedBytes?: number;
   /** check.crcs, default true. */
   checkCrcs?: boolean;
+  /**
+   * Incremental fetch sessions (KIP-227) with each broker, default true: after a first full
+   * Fetch only changed partitions travel, both ways. false = sessionless full fetches (Samsa only).
+   */
+  fetchSessions?: boolean;
   /** client.rack, default ''. */
   clientRack?: string;
   /** default.api.timeout.ms: bound for commitSync, committed, position, offsetsForTimes; default 60000. */
@@ -79,6 +95,8 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
 export interface ResolvedConsumerOptions extends ResolvedClientOptions {
   groupId: string | null;
   groupInstanceId: string | null;
+  groupProtocol: GroupProtocol;
+  groupRemoteAssignor: string | null;
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
   maxPollIntervalMs: number;
@@ -95,6 +113,7 @@ export interface ResolvedConsumerOptions extends ResolvedClientOptions {
   maxPollRecords: number;
   maxBufferedBytes: number;
   checkCrcs: boolean;
+  fetchSessions: boolean;
   clientRack: string;
   defaultApiTimeoutMs: number;
   allowAutoCreateTopics: boolean;
@@ -128,6 +147,16 @@ function resolveAssignors(list: readonly (string | PartitionAssignor)[] | undefi
   return out;
 }
 
+function resolveRemoteAssignor(name: string | undefined): string | null {
+  if (name === undefined) return null;
+  const short = name.trim().toLowerCase();
+  if (short === '') throw new ConfigError('groupRemoteAssignor must not be empty');
+  // Java accepts the assignor's short name; Kafka's class names are mapped to it.
+  if (short.endsWith('uniformassignor')) return 'uniform';
+  if (short.endsWith('rangeassignor')) return 'range';
+  return short;
+}
+
 export function resolveConsumerOptions(o: ConsumerOptions<unknown, unknown>): ResolvedConsumerOptions {
   const base = resolveClientOptions(o);
   const groupId = o.groupId ?? null;
@@ -150,6 +179,14 @@ export function resolveConsumerOptions(o: ConsumerOptions<unknown, unknown>): Re
     ...base,
     groupId,
     groupInstanceId: o.groupInstanceId ?? null,
+    // Kafka's names are upper case (CLASSIC, CONSUMER) in properties files; both spellings work.
+    groupProtocol: oneOf(
+      'groupProtocol',
+      o.groupProtocol?.toLowerCase() as GroupProtocol | undefined,
+      ['classic', 'consumer'],
+      'classic',
+    ),
+    groupRemoteAssignor: resolveRemoteAssignor(o.groupRemoteAssignor),
     sessionTimeoutMs,
     heartbeatIntervalMs,
     maxPollIntervalMs: intOption('maxPollIntervalMs', o.maxPollIntervalMs, 300000, 1),
@@ -170,6 +207,7 @@ export function resolveConsumerOptions(o: ConsumerOptions<unknown, unknown>): Re
     maxPollRecords: intOption('maxPollRecords', o.maxPollRecords, 500, 1),
     maxBufferedBytes: intOption('maxBufferedBytes', o.maxBufferedBytes, 16 * 1024 * 1024, 1),
     checkCrcs: o.checkCrcs ?? true,
+    fetchSessions: o.fetchSessions ?? true,
     clientRack: o.clientRack ?? '',
     defaultApiTimeoutMs: intOption('defaultApiTimeoutMs', o.defaultApiTimeoutMs, 60000, 1),
     allowAutoCreateTopics: o.allowAutoCreateTopics ?? true,
@@ -181,6 +219,8 @@ export function resolveConsumerOptions(o: ConsumerOptions<unknown, unknown>): Re
 const CONSUMER_KEYS: Record<string, [string, 'int' | 'string' | 'bool' | 'list' | 'kbytes']> = {
   'group.id': ['groupId', 'string'],
   'group.instance.id': ['groupInstanceId', 'string'],
+  'group.protocol': ['groupProtocol', 'string'],
+  'group.remote.assignor': ['groupRemoteAssignor', 'string'],
   'session.timeout.ms': ['sessionTimeoutMs', 'int'],
   'heartbeat.interval.ms': ['heartbeatIntervalMs', 'int'],
   'max.poll.interval.ms': ['maxPollIntervalMs', 'int'],

@@ -9,6 +9,7 @@ import { BrokerPool } from '../broker-pool.js';
 import { Coordinators } from '../coordinator.js';
 import { ClientClosedError, ConfigError, IllegalStateError, RequestTimeoutError } from '../errors.js';
 import { Metadata } from '../metadata.js';
+import { ConsumerMetrics, type ConsumerMetricsSnapshot } from '../metrics/consumer-metrics.js';
 import { AutoCommit } from './auto-commit.js';
 import {
   type ConsumerOptions,
@@ -16,16 +17,20 @@ import {
   type ResolvedConsumerOptions,
   resolveConsumerOptions,
 } from './consumer-config.js';
+import { ConsumerProtocolMembership, consumerProtocolHost } from './consumer-protocol-membership.js';
 import { FetchPositions } from './fetch-positions.js';
 import { Fetcher } from './fetcher.js';
-import { GroupMembership, type MembershipHost } from './group-membership.js';
+import { GroupMembership } from './group-membership.js';
 import { GroupRpc } from './group-rpc.js';
-import { membershipHost, SubscriptionMetadataWatch } from './membership-host.js';
+import type { Membership } from './membership.js';
+import { type HostParts, membershipHost, SubscriptionMetadataWatch } from './membership-host.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './offset-lookup.js';
 import { OffsetQueries } from './offset-queries.js';
 import { GroupOffsets } from './offsets.js';
 import { PositionValidator } from './position-validation.js';
+import { type ReplayStart, replayTargets } from './replay.js';
 import { SubscriptionState } from './subscription-state.js';
+import { toRe2TopicRegex } from './topic-regex.js';
 import type {
   ConsumerRecord,
   OffsetAndTimestamp,
@@ -59,11 +64,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
   readonly #metadataWatch: SubscriptionMetadataWatch;
   readonly #kd: Deserializer<K> | null;
   readonly #vd: Deserializer<V> | null;
-  #membership: GroupMembership | null = null;
+  #membership: Membership | null = null;
   #listener: RebalanceListener | null = null;
   readonly #waker = new Waker();
   #polling = false;
   #lastPollAt = Date.now();
+  readonly #metrics = new ConsumerMetrics();
   #closing = false;
   #closed = false;
 
@@ -75,6 +81,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#fetcher = new Fetcher(this.#pool, this.#metadata, this.#subs, o, () => this.#waker.signal());
     this.#rpc = o.groupId === null ? null : new GroupRpc(o.groupId, new Coordinators(this.#pool), o);
     this.#offsets = this.#rpc === null ? null : new GroupOffsets(this.#rpc, o, () => this.#membership);
+    this.#fetcher.metrics = this.#metrics;
+    if (this.#offsets !== null) this.#offsets.metrics = this.#metrics;
     this.#positions = new FetchPositions(this.#pool, this.#metadata, this.#subs, o, this.#offsets, () => {
       this.#fetcher.maybeFetch();
       this.#waker.signal();
@@ -97,6 +105,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#ensureOpen();
     if (this.#rpc === null) throw new ConfigError('subscribe() needs a groupId; use assign() without one');
     if (topics instanceof RegExp) {
+      // With groupProtocol 'consumer' the broker matches the pattern (RE2): refuse what RE2 cannot say now.
+      if (this.options.groupProtocol === 'consumer') toRe2TopicRegex(topics);
       this.#subs.subscribePattern(topics);
       this.#metadata.trackAll();
       this.#metadataWatch.reset();
@@ -109,7 +119,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     }
     this.#listener = listener ?? this.#listener;
     if (this.#membership === null)
-      this.#membership = new GroupMembership(this.#rpc, this.options, this.#host());
+      this.#membership =
+        this.options.groupProtocol === 'consumer'
+          ? new ConsumerProtocolMembership(this.#rpc, this.options, consumerProtocolHost(this.#hostParts()))
+          : new GroupMembership(this.#rpc, this.options, membershipHost(this.#hostParts()));
     else this.#membership.requestRejoin('subscription changed');
     this.#waker.signal();
   }
@@ -167,6 +180,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     if (this.#subs.mode === 'none') throw new IllegalStateError('subscribe() or assign() before poll()');
     this.#polling = true;
     this.#lastPollAt = Date.now();
+    this.#metrics.pollStarted(this.#lastPollAt);
     const deadline = Date.now() + Math.max(0, timeoutMs);
     try {
       for (;;) {
@@ -195,6 +209,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     } finally {
       this.#polling = false;
       this.#lastPollAt = Date.now();
+      this.#metrics.pollEnded(this.#lastPollAt);
     }
   }
 
@@ -315,6 +330,28 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     this.#waker.signal();
   }
 
+  /**
+   * Re-reads from a point in time or from given offsets: each assigned partition (or each of
+   * `opts.partitions`) is sought to its first record at or after the time — to its end if it has
+   * none — or to the offset given for it. Returns the new positions. Call it after assign(), or
+   * from onPartitionsAssigned for a group (docs/patterns/replay.md).
+   */
+  async replayFrom(
+    from: ReplayStart,
+    opts: { partitions?: readonly TopicPartition[]; timeoutMs?: number } = {},
+  ): Promise<TopicPartitionOffset[]> {
+    this.#ensureOpen();
+    const targets = await replayTargets(from, this.assignment(), opts.partitions ?? null, {
+      offsetsForTimes: (q) => this.offsetsForTimes(q, opts),
+      endOffsets: (tps) => this.endOffsets(tps, opts),
+    });
+    // A rebalance during the lookups may have taken partitions away: those are not sought.
+    const still = new Set(this.assignment().map((tp) => `${tp.topic}\u0000${tp.partition}`));
+    const kept = targets.filter((t) => still.has(`${t.topic}\u0000${t.partition}`));
+    for (const t of kept) this.seek(t, t.offset);
+    return kept;
+  }
+
   /** For each partition, the earliest offset whose timestamp is ≥ the given time (null if none). */
   async offsetsForTimes(
     query: readonly (TopicPartition & { timestamp: number })[],
@@ -382,6 +419,19 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     };
   }
 
+  /**
+   * The consumer's metrics now, named after Kafka's Java consumer (`records-consumed-rate`,
+   * `fetch-latency-avg`, `records-lag-max`, per-partition `records-lag`, …; rates over 2 × 30 s
+   * windows). A plain object: lag and rates are computed only when it is read.
+   */
+  metrics(): ConsumerMetricsSnapshot {
+    return this.#metrics.snapshot({
+      assigned: this.#subs.assigned(),
+      readCommitted: this.options.isolationLevel === 1,
+      bufferedBytes: this.#fetcher.bufferedBytes,
+    });
+  }
+
   /** Bytes fetched and not yet returned by poll() (bounded by maxBufferedBytes). */
   get bufferedBytes(): number {
     return this.#fetcher.bufferedBytes;
@@ -407,6 +457,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       } else if (this.#autoCommit.enabled) {
         await this.#autoCommit.commitSync(null).catch(() => {});
       }
+      await this.#fetcher.closeSessions(Math.min(5000, opts.timeoutMs ?? 30000));
     })();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((r) => {
@@ -425,7 +476,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
     }
   }
 
-  async #giveUpPartitions(m: GroupMembership): Promise<void> {
+  async #giveUpPartitions(m: Membership): Promise<void> {
     const owned = this.#subs.assignedPartitions();
     const valid = m.generation.generationId >= 0;
     if (valid)
@@ -450,8 +501,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   // ---- internals ----------------------------------------------------------------------------
 
-  #host(): MembershipHost {
-    return membershipHost({
+  #hostParts(): HostParts {
+    return {
       subs: this.#subs,
       metadata: this.#metadata,
       fetcher: this.#fetcher,
@@ -459,7 +510,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
       waker: this.#waker,
       listener: () => this.#listener,
       pollClock: () => ({ inPoll: this.#polling, lastPollAt: this.#lastPollAt }),
-    });
+      metrics: this.#metrics,
+    };
   }
 
   #requireGroup(): GroupOffsets {

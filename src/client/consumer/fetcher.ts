@@ -1,6 +1,9 @@
 // Fetches from each partition's leader and buffers the answers for poll().
 //
-// One Fetch request per broker at a time (sessionless full fetches: SessionId 0, epoch −1).
+// One Fetch request per broker at a time, inside an incremental fetch session per broker
+// (KIP-227, `net/fetch-session-handler.ts`: after a full request only the partitions whose fetch
+// position changed are sent, and the broker answers only the partitions with news); the
+// `fetchSessions: false` option keeps every request a sessionless full fetch (SessionId 0, −1).
 // Fetching runs in the background — a response triggers the next request — so the next data is
 // on its way while the application works on the current batch; it is bounded by
 // `maxBufferedBytes`: unconsumed bytes plus the MaxBytes of requests in flight never exceed it
@@ -17,16 +20,15 @@
 // log stops agreeing with what was fetched: below the position (records already returned) it is
 // a truncation, handled as a validation answer; above it only buffered data is wrong, and the
 // partition is fetched again from its position.
+
+import { FetchSessionHandler, type SessionPartition } from '../../net/fetch-session-handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import {
-  type FetchRequestFetchTopic,
-  type FetchResponse,
-  fetchApi,
-} from '../../protocol/messages/generated/fetch.js';
+import { type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import type { BrokerPool } from '../broker-pool.js';
 import { KafkaResponseError, RecordTooLargeError } from '../errors.js';
 import type { Metadata } from '../metadata.js';
+import type { ConsumerMetrics } from '../metrics/consumer-metrics.js';
 import { CompletedFetch, scanBatches } from './completed-fetch.js';
 import type { Deserializer, ResolvedConsumerOptions } from './consumer-config.js';
 import { LogTruncationError, OffsetOutOfRangeError } from './consumer-errors.js';
@@ -45,6 +47,14 @@ const LEADER_ERRORS = new Set<number>([
   ErrorCode.OFFSET_NOT_AVAILABLE,
   ErrorCode.UNKNOWN_TOPIC_ID,
   ErrorCode.INCONSISTENT_TOPIC_ID,
+  ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
+]);
+
+/** Top-level answers that concern only the fetch session: reset it, no backoff. */
+const SESSION_ERRORS = new Set<number>([
+  ErrorCode.NONE,
+  ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+  ErrorCode.INVALID_FETCH_SESSION_EPOCH,
   ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
 ]);
 
@@ -67,11 +77,16 @@ export class Fetcher {
   #buffered = 0;
   #reserved = 0;
   readonly #inFlight = new Set<number>();
+  /** The fetch session with each broker. */
+  readonly #sessions = new Map<number, FetchSessionHandler>();
+  #closingSessions = false;
   #errors: Error[] = [];
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
   /** Counts Fetch requests sent (tests and metrics). */
   requests = 0;
+  /** consumer.metrics(): fetch latency and size, records and bytes handed out. */
+  metrics: ConsumerMetrics | null = null;
 
   constructor(
     pool: BrokerPool,
@@ -101,7 +116,7 @@ export class Fetcher {
 
   /** Sends a Fetch to every leader that has fetchable partitions and no request in flight. */
   maybeFetch(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#closingSessions) return;
     const now = Date.now();
     const byNode = new Map<number, PartitionState[]>();
     let nextBackoff = Number.POSITIVE_INFINITY;
@@ -174,51 +189,59 @@ export class Fetcher {
       this.#metadata.requestUpdate();
       return;
     }
+    // Every partition of the request, sent on the wire or (unchanged) left in the broker's session.
     const sent = new Map<string, Sent>();
-    const topics = new Map<string, FetchRequestFetchTopic>();
+    const next: SessionPartition[] = [];
+    const idToName = new Map<string, string>();
     let haveIds = true;
     const partMax = Math.min(this.#opts.maxPartitionFetchBytes, maxBytes);
     for (const s of parts) {
-      let t = topics.get(s.topic);
-      if (t === undefined) {
-        const topicId = this.#metadata.topic(s.topic)?.topicId ?? ZERO_UUID;
-        if (topicId === ZERO_UUID) haveIds = false;
-        t = { topic: s.topic, topicId, partitions: [] };
-        topics.set(s.topic, t);
-      }
-      t.partitions.push({
+      const topicId = this.#metadata.topic(s.topic)?.topicId ?? ZERO_UUID;
+      if (topicId === ZERO_UUID) haveIds = false;
+      idToName.set(topicId, s.topic);
+      next.push({
+        topic: s.topic,
+        topicId,
         partition: s.partition,
         currentLeaderEpoch: s.leader?.epoch ?? -1,
         fetchOffset: s.fetchOffset,
         lastFetchedEpoch: s.fetchEpoch,
         logStartOffset: -1n,
         partitionMaxBytes: partMax,
-        replicaDirectoryId: ZERO_UUID,
       });
       s.inFlight = true;
       sent.set(s.key, { state: s, epoch: s.epoch, offset: s.fetchOffset, fetchEpoch: s.fetchEpoch });
     }
-    const idToName = new Map([...topics.values()].map((t) => [t.topicId, t.topic]));
+    let session = this.#sessions.get(node);
+    if (session === undefined) {
+      session = new FetchSessionHandler({ enabled: this.#opts.fetchSessions });
+      this.#sessions.set(node, session);
+    }
+    const handler = session;
     this.#inFlight.add(node);
     this.#reserved += maxBytes;
     this.requests++;
     const o = this.#opts;
+    const started = this.metrics?.fetchStarted() ?? 0;
     link
       .request(
         fetchApi,
-        {
-          clusterId: null,
-          replicaId: -1,
-          replicaState: { replicaId: -1, replicaEpoch: -1n },
-          maxWaitMs: o.fetchMaxWaitMs,
-          minBytes: o.fetchMinBytes,
-          maxBytes,
-          isolationLevel: o.isolationLevel,
-          sessionId: 0,
-          sessionEpoch: -1,
-          topics: [...topics.values()],
-          forgottenTopicsData: [],
-          rackId: o.clientRack,
+        (version) => {
+          const parts = handler.build(next, version);
+          return {
+            clusterId: null,
+            replicaId: -1,
+            replicaState: { replicaId: -1, replicaEpoch: -1n },
+            maxWaitMs: o.fetchMaxWaitMs,
+            minBytes: o.fetchMinBytes,
+            maxBytes,
+            isolationLevel: o.isolationLevel,
+            sessionId: parts.sessionId,
+            sessionEpoch: parts.sessionEpoch,
+            topics: parts.topics,
+            forgottenTopicsData: parts.forgottenTopicsData,
+            rackId: o.clientRack,
+          };
         },
         // Topic ids exist from Fetch v13; without ids (old metadata) stay at v12.
         {
@@ -228,8 +251,19 @@ export class Fetcher {
         },
       )
       .then(
-        (res) => this.#onResponse(res, sent, idToName),
-        (err: unknown) => this.#onFailure(err, sent),
+        (res) => {
+          this.metrics?.fetchDone(node, started, res);
+          if (handler.handleResponse(res) === 'use') this.#onResponse(res, sent, idToName);
+          else if (!SESSION_ERRORS.has(res.errorCode))
+            this.#onFailure(new KafkaResponseError(res.errorCode, 'Fetch'), sent);
+          // A session error (or an answer that does not fit the session): the next request is a
+          // full one, at once; the topic-id mismatch also means our metadata may be stale.
+          else if (res.errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) this.#metadata.requestUpdate();
+        },
+        (err: unknown) => {
+          handler.handleError();
+          this.#onFailure(err, sent);
+        },
       )
       .finally(() => {
         this.#inFlight.delete(node);
@@ -375,6 +409,7 @@ export class Fetcher {
     vd: Deserializer<V> | null,
   ): Promise<ConsumerRecord<K, V>[]> {
     const out: ConsumerRecord<K, V>[] = [];
+    let bytes = 0;
     const blocked = new Set<string>();
     for (let i = 0; i < this.#queue.length && out.length < max; ) {
       const cf = this.#queue[i]!;
@@ -402,6 +437,7 @@ export class Fetcher {
         continue;
       }
       this.#release(cf, before - cf.bytesLeft);
+      bytes += before - cf.bytesLeft;
       if (this.#isStale(cf)) {
         out.length = mark; // seeked while we decoded: those records belong to the old position
         continue;
@@ -416,7 +452,10 @@ export class Fetcher {
       else i++;
     }
     if (out.length === 0 && this.#errors.length > 0) throw this.#errors.shift()!;
-    if (out.length > 0) this.maybeFetch();
+    if (out.length > 0) {
+      this.metrics?.consumed(out.length, bytes);
+      this.maybeFetch();
+    }
     return out;
   }
 
@@ -437,6 +476,37 @@ export class Fetcher {
       cf.discard();
       return false;
     });
+  }
+
+  /**
+   * Closes the fetch sessions on the brokers (FINAL_EPOCH, as Java's consumer does on close) so
+   * they do not hold cache slots until evicted; best effort, bounded by `timeoutMs`.
+   */
+  async closeSessions(timeoutMs: number): Promise<void> {
+    // No new fetch from here on: one sent after the close would open a new session.
+    this.#closingSessions = true;
+    const closing: Promise<unknown>[] = [];
+    for (const [node, handler] of this.#sessions) {
+      const link = this.#pool.link(node);
+      const parts = handler.closeRequest();
+      if (link === undefined || parts === null) continue;
+      const body = {
+        clusterId: null,
+        replicaId: -1,
+        replicaState: { replicaId: -1, replicaEpoch: -1n },
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 0,
+        isolationLevel: this.#opts.isolationLevel,
+        sessionId: parts.sessionId,
+        sessionEpoch: parts.sessionEpoch,
+        topics: [],
+        forgottenTopicsData: [],
+        rackId: this.#opts.clientRack,
+      };
+      closing.push(link.request(fetchApi, body, { minVersion: 7, timeoutMs }).catch(() => {}));
+    }
+    await Promise.all(closing);
   }
 
   close(): void {

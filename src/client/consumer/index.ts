@@ -20,6 +20,7 @@ export {
   type ConsumerOptions,
   consumerOptionsFromProperties,
   type Deserializer,
+  type GroupProtocol,
   type IsolationLevel,
 } from './consumer-config.js';
 export {
@@ -31,6 +32,7 @@ export {
   RebalanceListenerError,
   WakeupError,
 } from './consumer-errors.js';
+export type { ReplayStart } from './replay.js';
 export type {
   ConsumerRecord,
   OffsetAndMetadata,

@@ -4,9 +4,11 @@
 // step with metadata (pattern subscriptions follow the topic list; the leader watches
 // partition counts).
 import type { Metadata } from '../metadata.js';
+import type { ConsumerMetrics } from '../metrics/consumer-metrics.js';
 import type { AutoCommit } from './auto-commit.js';
 import type { Fetcher } from './fetcher.js';
-import type { GroupMembership, MembershipHost } from './group-membership.js';
+import type { MembershipHost } from './group-membership.js';
+import type { Membership } from './membership.js';
 import type { SubscriptionState } from './subscription-state.js';
 import type { RebalanceListener } from './types.js';
 import type { Waker } from './waker.js';
@@ -19,6 +21,7 @@ export interface HostParts {
   readonly waker: Waker;
   listener(): RebalanceListener | null;
   pollClock(): { inPoll: boolean; lastPollAt: number };
+  readonly metrics?: ConsumerMetrics;
 }
 
 export function membershipHost(c: HostParts): MembershipHost {
@@ -31,6 +34,7 @@ export function membershipHost(c: HostParts): MembershipHost {
       for (const s of added) s.needsCommitted = true;
       metadata.track(...new Set(tps.map((t) => t.topic)));
       c.fetcher.purgeStale();
+      c.metrics?.rebalanced();
     },
     partitionCounts: async (topics) => {
       if (metadata.track(...topics) || topics.some((t) => metadata.topic(t) === undefined)) {
@@ -65,7 +69,7 @@ export class SubscriptionMetadataWatch {
     this.#seen = -1;
   }
 
-  async check(m: GroupMembership): Promise<void> {
+  async check(m: Membership): Promise<void> {
     const { subs, metadata } = this;
     if (subs.mode === 'pattern' && metadata.lastRefresh === 0) await metadata.refresh().catch(() => {});
     if (metadata.lastRefresh === this.#seen) return;

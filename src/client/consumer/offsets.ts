@@ -6,10 +6,11 @@
 import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { KafkaClientError, KafkaResponseError, RequestTimeoutError } from '../errors.js';
+import type { ConsumerMetrics } from '../metrics/consumer-metrics.js';
 import type { ResolvedConsumerOptions } from './consumer-config.js';
 import { CommitFailedError } from './consumer-errors.js';
-import type { GroupMembership } from './group-membership.js';
 import type { CommittedOffset, Generation, GroupRpc } from './group-rpc.js';
+import type { Membership } from './membership.js';
 import { type TopicPartition, type TopicPartitionOffset, tpKey } from './types.js';
 
 const FENCING = new Set<number>([
@@ -22,9 +23,11 @@ export class GroupOffsets {
   readonly #rpc: GroupRpc;
   readonly #opts: ResolvedConsumerOptions;
   /** The membership when the consumer subscribes (group mode); null for assign() consumers. */
-  readonly #membership: () => GroupMembership | null;
+  readonly #membership: () => Membership | null;
+  /** consumer.metrics(): commit latency. */
+  metrics: ConsumerMetrics | null = null;
 
-  constructor(rpc: GroupRpc, opts: ResolvedConsumerOptions, membership: () => GroupMembership | null) {
+  constructor(rpc: GroupRpc, opts: ResolvedConsumerOptions, membership: () => Membership | null) {
     this.#rpc = rpc;
     this.#opts = opts;
     this.#membership = membership;
@@ -47,7 +50,9 @@ export class GroupOffsets {
       const gen = this.#generation();
       let retriable: Error | null = null;
       try {
+        const started = this.metrics?.commitStarted() ?? 0;
         const codes = await this.#rpc.commitOffsets(gen, pending);
+        this.metrics?.commitDone(started);
         const failed: TopicPartitionOffset[] = [];
         for (const o of pending) {
           const code = codes.get(tpKey(o.topic, o.partition)) ?? 0;
@@ -69,6 +74,13 @@ export class GroupOffsets {
                 'the partitions may have been reassigned. Poll again to rejoin.',
               new KafkaResponseError(code, 'OffsetCommit'),
             );
+          }
+          if (code === ErrorCode.STALE_MEMBER_EPOCH) {
+            // KIP-848: the coordinator bumped the member epoch and the heartbeat that carries
+            // it has not arrived yet; retried (commitSync) with the member's latest epoch, as Java does.
+            retriable = new KafkaResponseError(code, `OffsetCommit ${o.topic}-${o.partition}`);
+            failed.push(o);
+            continue;
           }
           if (code === ErrorCode.REBALANCE_IN_PROGRESS) {
             this.#membership()?.requestRejoin('commit saw a rebalance in progress');

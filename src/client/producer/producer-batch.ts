@@ -146,6 +146,7 @@ export class ProducerBatch {
     this.builder = null;
     this.baseTimestamp = b.baseTimestamp;
     this.maxTimestamp = b.maxTimestamp;
+    this.uncompressedBytes = b.size;
     if (codec === 0) {
       this.payload = b.buf.subarray(0, b.size);
       return;
@@ -164,10 +165,13 @@ export class ProducerBatch {
     this.builder = null;
     this.baseTimestamp = b.baseTimestamp;
     this.maxTimestamp = b.maxTimestamp;
+    this.uncompressedBytes = b.size;
     this.payload = b.buf.subarray(0, b.size);
   }
 
   codec = 0;
+  /** Header + records before compression; set when the batch is closed (metrics). */
+  uncompressedBytes = 0;
 
   /** Writes header fields and CRC; called at every (re)send since sequences/epochs may change. */
   seal(o: SealOptions): Buffer {

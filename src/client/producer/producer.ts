@@ -18,6 +18,7 @@ import {
   RecordTooLargeError,
 } from '../errors.js';
 import { Metadata, type TopicMetadata } from '../metadata.js';
+import { ProducerMetrics, type ProducerMetricsSnapshot } from '../metrics/producer-metrics.js';
 import { APPENDED, NO_MEMORY, RecordAccumulator } from './accumulator.js';
 import {
   BATCH_HEADER_SIZE,
@@ -119,6 +120,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   #closed = false;
   #forgottenError: Error | null = null;
   #bufferWaiters: (() => void)[] = [];
+  readonly #metrics = new ProducerMetrics();
 
   constructor(options: ProducerOptions<K, V>) {
     const o = resolveProducerOptions(options as ProducerOptions);
@@ -162,10 +164,24 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
           const conn = link.currentConnection();
           const opts = { minVersion: 3, expectResponse: expect, timeoutMs: o.requestTimeoutMs + 5000 };
           // Connected: write synchronously so requests leave in drain order.
-          if (conn !== null) return link.requestOn(conn, produceApi, req, opts);
-          return link.request(produceApi, req, opts);
+          const sent =
+            conn !== null ? link.requestOn(conn, produceApi, req, opts) : link.request(produceApi, req, opts);
+          if (!expect) return sent;
+          const m = this.#metrics;
+          const started = m.requestStarted();
+          return sent.then(
+            (res) => {
+              m.requestDone(node, started, res?.throttleTimeMs);
+              return res;
+            },
+            (err: unknown) => {
+              m.requestFailed();
+              throw err;
+            },
+          );
         },
         flush: (node) => this.#pool.link(node)?.currentConnection()?.flushWrites(),
+        throttledUntil: (node) => (this.#pool.closed ? 0 : (this.#pool.link(node)?.throttledUntil ?? 0)),
       },
       {
         acks: o.acks,
@@ -281,6 +297,15 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     this.#sender.stop();
     this.#metadata.close();
     this.#pool.close();
+  }
+
+  /**
+   * The producer's metrics now, named after Kafka's Java producer (`record-send-rate`,
+   * `batch-size-avg`, `request-latency-avg`, …; rates over 2 × 30 s windows). A plain object:
+   * reading it is the only time rates and averages are computed.
+   */
+  metrics(): ProducerMetricsSnapshot {
+    return this.#metrics.snapshot(this.#acc.pool);
   }
 
   /** Partitions of a topic (waits for metadata up to max.block.ms). */
@@ -497,6 +522,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
   }
 
   #onBatchDone(b: ProducerBatch): void {
+    this.#metrics.batchDone(b);
     if (b.error !== null && b.callbackCount < b.count) this.#forgottenError ??= b.error;
   }
 }

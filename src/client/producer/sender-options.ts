@@ -8,6 +8,11 @@ export interface SenderCluster {
   produce(nodeId: number, req: ProduceRequest, expectResponse: boolean): Promise<ProduceResponse | undefined>;
   /** Writes out what `produce` queued for the node (one writev per drain). Optional. */
   flush?(nodeId: number): void;
+  /**
+   * Until when the broker throttles us (KIP-219, ms since the epoch): nothing is drained for it
+   * before then, so batches keep filling instead of waiting in the connection. Optional.
+   */
+  throttledUntil?(nodeId: number): number;
 }
 
 /** What the transaction manager tells the sender. */

@@ -174,6 +174,11 @@ export class Sender {
     }
     if (unknownLeader) this.#cluster.requestMetadataUpdate();
     for (const [node, queues] of perNode) {
+      const throttledUntil = this.#cluster.throttledUntil?.(node) ?? 0;
+      if (throttledUntil > now) {
+        if (throttledUntil < nextWake) nextWake = throttledUntil;
+        continue;
+      }
       let sent = false;
       while ((this.#inflightPerNode.get(node) ?? 0) < this.#o.maxInFlight) {
         const batches = this.#collect(node, queues, now);

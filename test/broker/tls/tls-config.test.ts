@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { buildBrokerConfig, ConfigError } from '../../../src/broker/config/broker-config.js';
 import { listenerSslConfig } from '../../../src/broker/config/listener-ssl-config.js';
 import { prepareListeners } from '../../../src/broker/network/broker-listeners.js';
+import { interBrokerLinkSecurity } from '../../../src/broker/network/inter-broker-link.js';
 import {
   mapPrincipalName,
   parsePrincipalMappingRules,
@@ -94,12 +95,45 @@ test("Kafka's listener rules, with Kafka's messages", () => {
   refused({ 'advertised.listeners': 'PLAINTEXT://0.0.0.0:9092' }, /nonroutable meta-address 0\.0\.0\.0/);
 });
 
-test('a SASL inter-broker listener is refused: brokers have no SASL client side', () => {
-  for (const p of ['SASL_PLAINTEXT', 'SASL_SSL'])
-    refused(
-      { listeners: `${p}://:9094`, 'security.inter.broker.protocol': p },
-      new RegExp(`^inter-broker listener ${p} uses ${p}: samsa brokers do not authenticate`),
+test("a SASL inter-broker listener: the broker's own identity from the listener's JAAS line, or a one-line refusal", () => {
+  const jaas = (opts: string) => `org.apache.kafka.common.security.plain.PlainLoginModule required ${opts};`;
+  const base = {
+    listeners: 'INTERNAL://:9094',
+    'listener.security.protocol.map': 'INTERNAL:SASL_PLAINTEXT',
+    'inter.broker.listener.name': 'INTERNAL',
+    'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-512',
+    'sasl.jaas.config': jaas('user_a="pw-7"'),
+  };
+  const security = (extra: Record<string, string>) => {
+    const broker = config({ ...base, ...extra });
+    const listener = broker.listeners.advertised.find((l) => l.name === 'INTERNAL')!;
+    return interBrokerLinkSecurity(listener, broker.props);
+  };
+  const fails = (extra: Record<string, string>, message: RegExp) =>
+    assert.throws(
+      () => security(extra),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message) && !e.message.includes('pw-7'),
     );
+  // Kafka's default mechanism between brokers is GSSAPI, which samsa lacks.
+  fails({}, /^inter-broker listener INTERNAL: sasl\.mechanism\.inter\.broker\.protocol GSSAPI is not supported/);
+  fails(
+    { 'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-256' },
+    /SCRAM-SHA-256 must be included in sasl\.enabled\.mechanisms/,
+  );
+  fails(
+    { 'sasl.mechanism.inter.broker.protocol': 'PLAIN', 'sasl.jaas.config': jaas('user_a="pw-7"') },
+    /needs the broker's own username="\.\.\." and password="\.\.\."/,
+  );
+  fails(
+    { 'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-512', 'sasl.jaas.config': jaas('user_a="pw-7"') },
+    /set listener\.name\.internal\.scram-sha-512\.sasl\.jaas\.config|needs the broker's own/,
+  );
+  const ok = security({
+    'sasl.mechanism.inter.broker.protocol': 'plain',
+    'sasl.jaas.config': jaas('user_a="pw-7"'),
+    'listener.name.internal.plain.sasl.jaas.config': jaas('username="b" password="pw-7" user_b="pw-7"'),
+  });
+  assert.deepEqual(ok, { sasl: { mechanism: 'PLAIN', username: 'b', password: 'pw-7' } });
 });
 
 test('listener.name.<l>.ssl.* wins key by key over ssl.*', () => {

@@ -155,7 +155,13 @@ function fakePool<Req, Res>(answer: (req: Req) => Res | Promise<Res>) {
   const asked: { node: number; req: Req; minVersion: number | undefined }[] = [];
   const pool = {
     link: (node: number) => ({
-      request: async (_api: unknown, body: Req, opts: { minVersion?: number } = {}) => {
+      request: async (
+        _api: unknown,
+        given: Req | ((v: number) => Req),
+        opts: { minVersion?: number } = {},
+      ) => {
+        // A body built per version (the fetcher's, for its session) is built at the newest one.
+        const body = typeof given === 'function' ? (given as (v: number) => Req)(17) : given;
         asked.push({ node, req: body, minVersion: opts.minVersion });
         return answer(body);
       },

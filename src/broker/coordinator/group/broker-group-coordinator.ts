@@ -5,11 +5,13 @@ import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
 import type { MetadataView } from '../../metadata/cluster-image.js';
 import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
+import type { MinIsrOf } from '../../replica/min-isr.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import { type CoordinatorLocation, InternalTopic, logCoordinatorError } from '../runtime/internal-topic.js';
 import { LogPartitionWriter } from '../runtime/log-partition-writer.js';
 import { groupConfigFromProps } from './group-config.js';
 import { GroupCoordinator } from './group-coordinator.js';
+import { topicCatalog } from './topic-catalog.js';
 
 export type { CoordinatorLocation } from '../runtime/internal-topic.js';
 
@@ -20,6 +22,8 @@ export interface GroupCoordinatorDeps {
   readonly image: MetadataView;
   readonly commands: TopicCommands;
   readonly replicas: ReplicaManager;
+  /** min.insync.replicas of __consumer_offsets, for the coordinator's acks=all writes; absent: 1. */
+  readonly minIsrOf?: MinIsrOf;
   readonly logger: Logger;
 }
 
@@ -28,14 +32,17 @@ export class BrokerGroupCoordinator {
   readonly #topic: InternalTopic;
 
   constructor(private readonly deps: GroupCoordinatorDeps) {
-    const writer = new LogPartitionWriter(CONSUMER_OFFSETS_TOPIC, (p) =>
-      deps.replicas.get(CONSUMER_OFFSETS_TOPIC, p),
+    const writer = new LogPartitionWriter(
+      CONSUMER_OFFSETS_TOPIC,
+      (p) => deps.replicas.get(CONSUMER_OFFSETS_TOPIC, p),
+      deps.minIsrOf,
     );
     this.coordinator = new GroupCoordinator({
       config: groupConfigFromProps(deps.config.props),
       writer,
       loader: writer,
       onError: logCoordinatorError(deps.logger, 'group coordinator'),
+      topics: topicCatalog(deps.image),
     });
     this.#topic = new InternalTopic(CONSUMER_OFFSETS_TOPIC, deps, this.coordinator, () => this.#topicSpec());
   }

@@ -18,6 +18,15 @@ export interface GroupConfig {
   offsetMetadataMaxBytes: number;
   /** offsets.topic.num.partitions */
   numPartitions: number;
+  /** group.coordinator.rebalance.protocols: `consumer` enables KIP-848 (ConsumerGroupHeartbeat/Describe). */
+  rebalanceProtocols: string[];
+  /** group.consumer.session.timeout.ms / group.consumer.heartbeat.interval.ms (KIP-848 groups). */
+  consumerSessionTimeoutMs: number;
+  consumerHeartbeatIntervalMs: number;
+  /** group.consumer.max.size */
+  consumerMaxSize: number;
+  /** group.consumer.assignors: server assignors by name, the first is the default. */
+  consumerAssignors: string[];
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -30,6 +39,11 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   offsetsRetentionCheckIntervalMs: 600_000,
   offsetMetadataMaxBytes: 4096,
   numPartitions: 50,
+  rebalanceProtocols: ['classic', 'consumer'],
+  consumerSessionTimeoutMs: 45_000,
+  consumerHeartbeatIntervalMs: 5_000,
+  consumerMaxSize: 2_147_483_647,
+  consumerAssignors: ['uniform', 'range'],
 };
 
 /** Reads the group settings from broker properties (Kafka names), defaults for the rest. */
@@ -39,6 +53,14 @@ export function groupConfigFromProps(props: ReadonlyMap<string, string>): GroupC
     if (v === undefined) return fallback;
     const n = Number(v);
     return Number.isFinite(n) ? n : fallback;
+  };
+  const list = (key: string, fallback: string[]): string[] => {
+    const v = props.get(key);
+    if (v === undefined) return fallback;
+    return v
+      .split(',')
+      .map((x) => x.trim().toLowerCase())
+      .filter((x) => x !== '');
   };
   const d = DEFAULT_GROUP_CONFIG;
   return {
@@ -54,5 +76,13 @@ export function groupConfigFromProps(props: ReadonlyMap<string, string>): GroupC
     ),
     offsetMetadataMaxBytes: num('offset.metadata.max.bytes', d.offsetMetadataMaxBytes),
     numPartitions: num('offsets.topic.num.partitions', d.numPartitions),
+    rebalanceProtocols: list('group.coordinator.rebalance.protocols', d.rebalanceProtocols),
+    consumerSessionTimeoutMs: num('group.consumer.session.timeout.ms', d.consumerSessionTimeoutMs),
+    consumerHeartbeatIntervalMs: num('group.consumer.heartbeat.interval.ms', d.consumerHeartbeatIntervalMs),
+    consumerMaxSize: num('group.consumer.max.size', d.consumerMaxSize),
+    // Kafka also accepts class names; the two built-in assignors are known by their short names.
+    consumerAssignors: list('group.consumer.assignors', d.consumerAssignors).map((a) =>
+      a.endsWith('UniformAssignor') ? 'uniform' : a.endsWith('RangeAssignor') ? 'range' : a,
+    ),
   };
 }

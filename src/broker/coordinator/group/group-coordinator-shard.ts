@@ -6,6 +6,7 @@ import type { CoordinatorResult, CoordinatorShard, ShardContext } from '../runti
 import type { TransactionalProducer } from '../runtime/partition-writer.js';
 import { ClassicGroup } from './classic-group.js';
 import { ClassicGroupManager } from './classic-group-manager.js';
+import { ConsumerGroupManager } from './consumer-group-manager.js';
 import type { GroupConfig } from './group-config.js';
 import type { GroupRecord } from './group-records.js';
 import { type DescribedGroup, EMPTY_BUFFER, type ListedGroup } from './group-types.js';
@@ -17,13 +18,21 @@ const EXPIRY_KEY = 'offsets-expiry';
 export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   readonly classic: ClassicGroupManager;
   readonly offsets: OffsetManager;
+  /** KIP-848 consumer groups; a group id belongs to either `classic` or `consumer`, never both. */
+  readonly consumer: ConsumerGroupManager;
 
   constructor(
     readonly ctx: ShardContext<GroupRecord>,
     readonly config: GroupConfig,
   ) {
     this.classic = new ClassicGroupManager(config, ctx.clock, ctx.timer);
-    this.offsets = new OffsetManager(this.classic);
+    this.consumer = new ConsumerGroupManager(config, ctx.clock, ctx.timer, {
+      classicGroupIsEmpty: (id) => {
+        const g = this.classic.groups.get(id);
+        return g === undefined ? undefined : g.is('Empty') && g.pendingMembers.size === 0;
+      },
+    });
+    this.offsets = new OffsetManager(this.classic, this.consumer);
   }
 
   get groups(): Map<string, ClassicGroup> {
@@ -31,6 +40,10 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   }
 
   replay(record: GroupRecord, _offset?: bigint, producer?: TransactionalProducer): void {
+    if (record.kind === 'consumer') {
+      this.consumer.replay(record.record);
+      return;
+    }
     if (record.kind === 'offset' && producer !== undefined) {
       // TxnOffsetCommit: invisible until the transaction's COMMIT marker.
       const { group, topic, partition, value } = record;
@@ -40,7 +53,8 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     if (record.kind === 'offset') {
       this.offsets.store.replay(record.group, record.topic, record.partition, record.value);
       // A group known only by its offsets still exists (Empty, no protocol), as in Kafka.
-      if (record.value !== null) this.classic.getOrCreate(record.group);
+      if (record.value !== null && !this.consumer.groups.has(record.group))
+        this.classic.getOrCreate(record.group);
       return;
     }
     const existing = this.groups.get(record.group);
@@ -64,6 +78,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     for (const group of this.groups.values()) {
       for (const m of group.members.values()) this.classic.scheduleHeartbeat(group, m);
     }
+    this.consumer.onLoaded();
     this.#scheduleExpiry();
   }
 
@@ -94,6 +109,13 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     const records: GroupRecord[] = [];
     const response = groupIds.map((groupId) => {
       if (groupId === '') return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
+      const cg = this.consumer.groups.get(groupId);
+      if (cg !== undefined) {
+        if (cg.members.size > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
+        records.push(...this.offsets.deleteGroupRecords(groupId).filter((r) => r.kind === 'offset'));
+        records.push(...this.consumer.deleteGroupRecords(cg));
+        return { groupId, errorCode: ErrorCode.NONE };
+      }
       const group = this.groups.get(groupId);
       if (group === undefined || group.is('Dead'))
         return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
@@ -145,6 +167,11 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
       if (wantStates.size > 0 && !wantStates.has(g.state.toLowerCase())) continue;
       if (wantTypes.size > 0 && !wantTypes.has('classic')) continue;
       out.push({ groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
+    }
+    for (const g of this.consumer.groups.values()) {
+      if (wantStates.size > 0 && !wantStates.has(g.state.toLowerCase())) continue;
+      if (wantTypes.size > 0 && !wantTypes.has('consumer')) continue;
+      out.push({ groupId: g.groupId, protocolType: 'consumer', state: g.state, groupType: 'consumer' });
     }
     return out;
   }

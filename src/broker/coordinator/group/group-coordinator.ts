@@ -9,6 +9,14 @@ import { errorCodeOf } from '../runtime/coordinator-error.js';
 import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
 import type { RecordSerde } from '../runtime/coordinator-shard.js';
 import type { PartitionLoader, PartitionWriter } from '../runtime/partition-writer.js';
+import { describeConsumerGroup } from './consumer-group-describe.js';
+import {
+  type ConsumerHeartbeatRequest,
+  type ConsumerHeartbeatResult,
+  type DescribedConsumerGroup,
+  EMPTY_CATALOG,
+  type TopicCatalog,
+} from './consumer-group-types.js';
 import { DEFAULT_GROUP_CONFIG, type GroupConfig } from './group-config.js';
 import { GroupCoordinatorShard } from './group-coordinator-shard.js';
 import type { GroupRecord } from './group-records.js';
@@ -38,6 +46,8 @@ export interface GroupCoordinatorOptions {
   clock?: Clock;
   serde?: RecordSerde<GroupRecord>;
   onError?(partition: number, err: unknown): void;
+  /** The cluster's topics, for KIP-848 server-side assignment (absent: no topics). */
+  topics?: TopicCatalog;
 }
 
 export type TopicPartitions = ReadonlyArray<{ name: string; partitions: readonly number[] }>;
@@ -54,7 +64,11 @@ export class GroupCoordinator {
       loader: opts.loader,
       serde: opts.serde ?? groupRecordSerde,
       clock: opts.clock ?? systemClock,
-      newShard: (ctx) => new GroupCoordinatorShard(ctx, config),
+      newShard: (ctx) => {
+        const shard = new GroupCoordinatorShard(ctx, config);
+        shard.consumer.catalog = opts.topics ?? EMPTY_CATALOG;
+        return shard;
+      },
       onError: opts.onError,
     });
   }
@@ -82,7 +96,12 @@ export class GroupCoordinator {
   joinGroup(origin: RequestOrigin, req: JoinGroupRequest): Promise<JoinGroupResult> {
     return new Promise((resolve) => {
       this.runtime
-        .write(this.partitionFor(req.groupId), (s) => s.classic.join(origin, req, resolve))
+        .write(this.partitionFor(req.groupId), (s) => {
+          // A KIP-848 group cannot be joined with the classic protocol (no mixed groups here).
+          if (!s.consumer.groups.has(req.groupId)) return s.classic.join(origin, req, resolve);
+          resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
+          return { records: [], response: undefined };
+        })
         .catch((err: unknown) => resolve(joinError(errorCodeOf(err), req.memberId)));
     });
   }
@@ -112,6 +131,48 @@ export class GroupCoordinator {
     return this.runtime
       .write(this.partitionFor(groupId), (s) => s.classic.leave(groupId, members))
       .catch((err: unknown) => ({ errorCode: errorCodeOf(err), members: [] }));
+  }
+
+  /** True when `group.coordinator.rebalance.protocols` includes `consumer` (KIP-848 APIs on). */
+  get consumerProtocolEnabled(): boolean {
+    return this.config.rebalanceProtocols.includes('consumer');
+  }
+
+  consumerGroupHeartbeat(
+    origin: RequestOrigin,
+    req: ConsumerHeartbeatRequest,
+  ): Promise<ConsumerHeartbeatResult> {
+    return this.runtime
+      .write(this.partitionFor(req.groupId), (s) => s.consumer.heartbeat(req, origin, origin.apiVersion))
+      .catch((err: unknown) => ({
+        errorCode: errorCodeOf(err),
+        errorMessage: null,
+        memberId: null,
+        memberEpoch: 0,
+        heartbeatIntervalMs: 0,
+        assignment: null,
+      }));
+  }
+
+  consumerGroupDescribe(groupIds: readonly string[]): Promise<DescribedConsumerGroup[]> {
+    return Promise.all(
+      groupIds.map((groupId) =>
+        this.runtime
+          .read(this.partitionFor(groupId), (s) => describeConsumerGroup(s, groupId))
+          .catch(
+            (err: unknown): DescribedConsumerGroup => ({
+              errorCode: errorCodeOf(err),
+              errorMessage: null,
+              groupId,
+              groupState: '',
+              groupEpoch: -1,
+              assignmentEpoch: -1,
+              assignorName: '',
+              members: [],
+            }),
+          ),
+      ),
+    );
   }
 
   commitOffsets(req: OffsetCommitRequest): Promise<TopicPartitionsResult[]> {
@@ -150,9 +211,10 @@ export class GroupCoordinator {
     groupId: string,
     topics: TopicPartitions | null,
     requireStable = false,
+    member?: { memberId: string | null; memberEpoch: number },
   ): Promise<OffsetFetchGroupResult> {
     return this.runtime
-      .read(this.partitionFor(groupId), (s) => s.offsets.fetch(groupId, topics, requireStable))
+      .read(this.partitionFor(groupId), (s) => s.offsets.fetch(groupId, topics, requireStable, member))
       .catch((err: unknown) => ({ groupId, errorCode: errorCodeOf(err), topics: [] }));
   }
 

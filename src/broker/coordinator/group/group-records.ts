@@ -1,5 +1,6 @@
 // The records the group coordinator writes to __consumer_offsets, as typed values. Their
 // byte form (Kafka's OffsetCommitKey/Value and GroupMetadataKey/Value) is in group-serde.ts.
+import type { ConsumerGroupRecord } from '../../../protocol/internal-topics/consumer-group-records.js';
 
 export interface OffsetValue {
   offset: bigint;
@@ -33,7 +34,9 @@ export interface GroupMetadataValue {
 
 export type GroupRecord =
   | { kind: 'offset'; group: string; topic: string; partition: number; value: OffsetValue | null }
-  | { kind: 'group'; group: string; value: GroupMetadataValue | null };
+  | { kind: 'group'; group: string; value: GroupMetadataValue | null }
+  // KIP-848 consumer groups (key versions 3–8), see consumer-group-records.ts.
+  | { kind: 'consumer'; record: ConsumerGroupRecord };
 
 export function offsetRecord(
   group: string,

@@ -1,6 +1,13 @@
 // GroupRecord <-> __consumer_offsets bytes, in Kafka's formats (so a log written by Samsa
-// reads as Kafka's and vice versa). Unknown record types (KIP-848/KIP-932 keys) are skipped;
+// reads as Kafka's and vice versa), KIP-848 consumer-group records included. Other record types
+// (KIP-932 share groups, 4.0's regex records) are skipped;
 // damaged ones throw, failing the load as in Kafka rather than silently losing offsets.
+
+import {
+  decodeConsumerGroupRecord,
+  encodeConsumerGroupRecord,
+  isConsumerGroupKeyVersion,
+} from '../../../protocol/internal-topics/consumer-group-records.js';
 import {
   decodeConsumerOffsetsRecord,
   encodeGroupMetadataKey,
@@ -14,6 +21,7 @@ import type { GroupRecord } from './group-records.js';
 
 export const groupRecordSerde: RecordSerde<GroupRecord> = {
   serialize(r: GroupRecord): SerializedRecord {
+    if (r.kind === 'consumer') return encodeConsumerGroupRecord(r.record);
     if (r.kind === 'offset') {
       const key = encodeOffsetCommitKey({ group: r.group, topic: r.topic, partition: r.partition });
       const v = r.value;
@@ -56,7 +64,10 @@ export const groupRecordSerde: RecordSerde<GroupRecord> = {
 
   deserialize(rec: SerializedRecord): GroupRecord | null {
     const d = decodeConsumerOffsetsRecord(rec.key, rec.value);
-    if (d.type === 'unknown') return null;
+    if (d.type === 'unknown') {
+      if (!isConsumerGroupKeyVersion(d.keyVersion)) return null;
+      return { kind: 'consumer', record: decodeConsumerGroupRecord(rec.key, rec.value) };
+    }
     if (d.type === 'offset') {
       const v = d.value;
       return {

@@ -97,6 +97,8 @@ export interface ListedGroup {
   groupId: string;
   protocolType: string;
   state: string;
+  /** ListGroups v5 GroupType; absent = "classic". */
+  groupType?: 'classic' | 'consumer';
 }
 
 export interface OffsetCommitRequest {
@@ -106,6 +108,8 @@ export interface OffsetCommitRequest {
   groupInstanceId: string | null;
   /** OffsetCommit v2–v4 retention override, -1 for the broker default. */
   retentionTimeMs: number;
+  /** The OffsetCommit version (a KIP-848 member must use v9+); absent = transactional/internal. */
+  apiVersion?: number;
   topics: Array<{
     name: string;
     partitions: Array<{ partition: number; offset: bigint; leaderEpoch: number; metadata: string | null }>;

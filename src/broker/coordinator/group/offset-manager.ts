@@ -5,6 +5,7 @@ import { ErrorCode } from '../../../protocol/errors.js';
 import type { CoordinatorResult } from '../runtime/coordinator-shard.js';
 import type { ClassicGroup } from './classic-group.js';
 import type { ClassicGroupManager } from './classic-group-manager.js';
+import type { ConsumerGroupManager } from './consumer-group-manager.js';
 import { type GroupRecord, groupRecord, type OffsetValue, offsetRecord } from './group-records.js';
 import type {
   OffsetCommitRequest,
@@ -33,7 +34,11 @@ export class OffsetManager {
   /** TxnOffsetCommit offsets awaiting their transaction's marker. */
   readonly pending = new PendingTxnOffsets();
 
-  constructor(private readonly groups: ClassicGroupManager) {}
+  constructor(
+    private readonly groups: ClassicGroupManager,
+    /** KIP-848 groups: commits and fetches are fenced by member epoch instead of generation. */
+    private readonly consumer?: ConsumerGroupManager,
+  ) {}
 
   /** Kafka's ClassicGroup.validateOffsetCommit. */
   #validateCommit(group: ClassicGroup, req: OffsetCommitRequest): number {
@@ -64,10 +69,27 @@ export class OffsetManager {
   }
 
   commit(req: OffsetCommitRequest, validated = false): Result<TopicPartitionsResult[]> {
+    const cg = this.consumer?.groups.get(req.groupId);
+    if (cg !== undefined && !validated) {
+      const err = this.consumer!.validateOffsetCommit(
+        cg,
+        req.memberId,
+        req.generationId,
+        req.apiVersion ?? 9,
+        false,
+      );
+      if (err !== ErrorCode.NONE) return failAll(req, err);
+      return this.#write(req);
+    }
+    if (cg !== undefined) return this.#write(req);
     const group = this.#commitTarget(req);
     if (group === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
     const err = validated ? ErrorCode.NONE : this.#validateCommit(group, req);
     if (err !== ErrorCode.NONE) return failAll(req, err);
+    return this.#write(req);
+  }
+
+  #write(req: OffsetCommitRequest): Result<TopicPartitionsResult[]> {
     const now = this.groups.now();
     const records: GroupRecord[] = [];
     const response = req.topics.map((t) => ({
@@ -102,6 +124,12 @@ export class OffsetManager {
     req: OffsetCommitRequest,
     producer: { producerId: bigint; producerEpoch: number },
   ): Result<TopicPartitionsResult[]> {
+    const cg = this.consumer?.groups.get(req.groupId);
+    if (cg !== undefined) {
+      const err = this.consumer!.validateOffsetCommit(cg, req.memberId, req.generationId, 9, true);
+      if (err !== ErrorCode.NONE) return failAll(req, err);
+      return { ...this.#write(req), transaction: producer };
+    }
     const group = this.#commitTarget(req);
     if (group === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
     if (group.is('Dead')) return failAll(req, ErrorCode.COORDINATOR_NOT_AVAILABLE);
@@ -135,7 +163,13 @@ export class OffsetManager {
     groupId: string,
     topics: ReadonlyArray<{ name: string; partitions: readonly number[] }> | null,
     requireStable = false,
+    member?: { memberId: string | null; memberEpoch: number },
   ): OffsetFetchGroupResult {
+    const cg = member === undefined ? undefined : this.consumer?.groups.get(groupId);
+    if (cg !== undefined && member !== undefined) {
+      const errorCode = this.consumer!.validateOffsetFetch(cg, member.memberId, member.memberEpoch);
+      if (errorCode !== ErrorCode.NONE) return { groupId, errorCode, topics: [] };
+    }
     const toPartition = (
       partition: number,
       v: OffsetValue | undefined,
@@ -182,12 +216,16 @@ export class OffsetManager {
     groupId: string,
     topics: ReadonlyArray<{ name: string; partitions: readonly number[] }>,
   ): Result<{ errorCode: number; topics: TopicPartitionsResult[] }> {
+    const cg = this.consumer?.groups.get(groupId);
     const group = this.groups.groups.get(groupId);
-    if (group === undefined || group.is('Dead')) {
+    if (cg === undefined && (group === undefined || group.is('Dead'))) {
       return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] } };
     }
     let subscribed: Set<string> | null = new Set();
-    if (!group.is('Empty')) {
+    if (cg !== undefined) subscribed = cg.members.size > 0 ? this.consumer!.subscribedTopics(cg) : new Set();
+    else if (group === undefined)
+      return { records: [], response: { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] } };
+    else if (!group.is('Empty')) {
       subscribed = group.subscribedTopics();
       // A non-empty group whose subscriptions we cannot read might use any topic.
       if (subscribed === null)
@@ -229,7 +267,13 @@ export class OffsetManager {
     for (const groupId of candidates) {
       const group = this.groups.groups.get(groupId);
       let baseOf: ((v: OffsetValue, topic: string) => number | null) | null = null;
-      if (group === undefined || group.protocolType === null) baseOf = (v) => v.commitTimestamp;
+      const cg = this.consumer?.groups.get(groupId);
+      if (cg !== undefined) {
+        // A consumer group keeps the offsets of topics it subscribes to; the rest expire by
+        // commit time (Kafka's ConsumerGroup.offsetExpirationCondition). Its records stay.
+        const subscribed = cg.members.size > 0 ? this.consumer!.subscribedTopics(cg) : new Set<string>();
+        baseOf = (v, topic) => (subscribed.has(topic) ? null : v.commitTimestamp);
+      } else if (group === undefined || group.protocolType === null) baseOf = (v) => v.commitTimestamp;
       else if (group.is('Empty')) baseOf = () => group.currentStateTimestamp;
       else if (group.is('Stable')) {
         const subscribed = group.subscribedTopics();

@@ -1,6 +1,7 @@
 // PartitionWriter/PartitionLoader over the broker's own partitions of an internal topic
 // (__consumer_offsets, __transaction_state). Appends are one uncompressed RecordBatch per
-// runtime flush, written as leader with acks=all; "committed" means the high watermark has
+// runtime flush, written as leader with acks=all under the topic's min.insync.replicas
+// (NOT_ENOUGH_REPLICAS when the ISR is smaller, as Kafka); "committed" means the high watermark has
 // passed the batch (`Partition.waitForHighWatermark`: at once when the ISR is this broker alone,
 // else once the followers have it), within `commitTimeoutMs` (REQUEST_TIMED_OUT), and failing
 // with NOT_LEADER_OR_FOLLOWER when the leadership is lost meanwhile.
@@ -13,6 +14,7 @@ import {
   isTransactional,
   iterateBatches,
 } from '../../../protocol/record-batch/index.js';
+import type { MinIsrOf } from '../../replica/min-isr.js';
 import type { Partition } from '../../replica/partition.js';
 import type {
   AppendAttributes,
@@ -32,6 +34,8 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
   constructor(
     readonly topic: string,
     private readonly partitionOf: (partition: number) => Partition | undefined,
+    /** Absent in hand-made tests: 1. */
+    private readonly minIsrOf: MinIsrOf = () => 1,
     private readonly commitTimeoutMs = DEFAULT_COMMIT_TIMEOUT_MS,
   ) {}
 
@@ -57,9 +61,10 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
       records.map((r) => ({ key: r.key, value: r.value })),
       { timestamp: timestampMs },
     );
-    const result = await p.appendAsLeader(batch, -1, 1);
+    const minIsr = this.minIsrOf(this.topic);
+    const result = await p.appendAsLeader(batch, -1, minIsr);
     const end = result.lastOffset + 1n;
-    await waitForCommit(p, end, this.commitTimeoutMs);
+    await waitForCommit(p, end, this.commitTimeoutMs, minIsr);
     return end;
   }
 
@@ -94,9 +99,10 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
               transactional: true,
             },
           );
-    const result = await p.appendAsLeader(batch, -1, 1, 'coordinator');
+    const minIsr = this.minIsrOf(this.topic);
+    const result = await p.appendAsLeader(batch, -1, minIsr, 'coordinator');
     const end = result.lastOffset + 1n;
-    await waitForCommit(p, end, this.commitTimeoutMs);
+    await waitForCommit(p, end, this.commitTimeoutMs, minIsr);
     return end;
   }
 
@@ -184,8 +190,13 @@ function markerOf(
 }
 
 /** Waits until the high watermark passes `offset`; throws KafkaError when it does not. */
-export async function waitForCommit(p: Partition, offset: bigint, timeoutMs: number): Promise<void> {
-  const code = await p.waitForHighWatermark(offset, timeoutMs);
+export async function waitForCommit(
+  p: Partition,
+  offset: bigint,
+  timeoutMs: number,
+  minIsr: number,
+): Promise<void> {
+  const code = await p.waitForHighWatermark(offset, timeoutMs, minIsr);
   if (code !== ErrorCode.NONE) {
     throw new KafkaError(code, `write to ${p.topic}-${p.index} not committed: ${errorInfo(code).name}`);
   }

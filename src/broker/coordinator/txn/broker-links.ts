@@ -1,8 +1,7 @@
 // Outbound links from this broker's transaction coordinator to the other brokers (markers to
 // partition leaders, verification with another broker's coordinator): one `BrokerLink` per
 // broker id, replaced when the broker's address changes, closed with the coordinator.
-import { BrokerLink } from '../../../net/broker-link.js';
-import type { TlsConnectOptions } from '../../../net/connection.js';
+import { BrokerLink, type BrokerLinkOptions } from '../../../net/broker-link.js';
 import type { MetadataView } from '../../metadata/cluster-image.js';
 
 export class BrokerLinks {
@@ -13,8 +12,8 @@ export class BrokerLinks {
     private readonly image: MetadataView,
     private readonly clientId: string,
     private readonly requestTimeoutMs: number,
-    /** TLS of the inter-broker listener (the image's addresses are its endpoints); absent: plaintext. */
-    private readonly tls?: TlsConnectOptions,
+    /** TLS and SASL of the inter-broker listener (the image's addresses are its endpoints). */
+    private readonly security: Pick<BrokerLinkOptions, 'tls' | 'sasl'> = {},
   ) {}
 
   /** The link to broker `id` at its current address; null when the broker is unknown (down). */
@@ -27,7 +26,7 @@ export class BrokerLinks {
     const link = new BrokerLink(id, b.host, b.port, {
       clientId: this.clientId,
       requestTimeoutMs: this.requestTimeoutMs,
-      ...(this.tls ? { tls: this.tls } : {}),
+      ...this.security,
     });
     this.#links.set(id, link);
     return link;

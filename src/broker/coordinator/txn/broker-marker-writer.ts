@@ -9,6 +9,7 @@ import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import { writeTxnMarkersApi } from '../../../protocol/messages/generated/write-txn-markers.js';
 import { encodeControlBatch } from '../../../protocol/record-batch/control.js';
 import type { MetadataView } from '../../metadata/cluster-image.js';
+import type { MinIsrOf } from '../../replica/min-isr.js';
 import type { Partition } from '../../replica/partition.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import { CONSUMER_OFFSETS_TOPIC } from '../group/broker-group-coordinator.js';
@@ -38,6 +39,8 @@ export interface MarkerWriterDeps {
   readonly nodeId: number;
   /** Links to the other leaders (their requests need `REMOTE_TIMEOUT_MS`). */
   readonly links: BrokerLinks;
+  /** min.insync.replicas of the data topics (markers are acks=all writes); absent: 1. */
+  readonly minIsrOf?: MinIsrOf;
   readonly now?: () => number;
 }
 
@@ -90,7 +93,7 @@ export class BrokerMarkerWriter implements TxnMarkerWriter {
     }
     if (!p.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
     try {
-      await appendMarker(p, marker, this.deps.now?.() ?? Date.now());
+      await appendMarker(p, marker, this.deps.now?.() ?? Date.now(), this.deps.minIsrOf?.(p.topic) ?? 1);
       return ErrorCode.NONE;
     } catch (err) {
       return err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR;
@@ -142,7 +145,7 @@ function group(tps: readonly TopicPartition[]): TopicPartitionSet[] {
  * (Kafka's WriteTxnMarkers: acks=all within request.timeout.ms); a timeout or a lost leadership
  * answers its error code and the marker is retried.
  */
-async function appendMarker(p: Partition, marker: TxnMarker, timestamp: number): Promise<void> {
+async function appendMarker(p: Partition, marker: TxnMarker, timestamp: number, minIsr: number): Promise<void> {
   const batch = encodeControlBatch({
     producerId: marker.producerId,
     producerEpoch: marker.producerEpoch,
@@ -150,6 +153,6 @@ async function appendMarker(p: Partition, marker: TxnMarker, timestamp: number):
     coordinatorEpoch: marker.coordinatorEpoch,
     timestamp,
   });
-  const r = await p.appendAsLeader(batch, -1, 1, 'coordinator');
-  await waitForCommit(p, r.lastOffset + 1n, DEFAULT_COMMIT_TIMEOUT_MS);
+  const r = await p.appendAsLeader(batch, -1, minIsr, 'coordinator');
+  await waitForCommit(p, r.lastOffset + 1n, DEFAULT_COMMIT_TIMEOUT_MS, minIsr);
 }

@@ -2,12 +2,13 @@
 // as Kafka does on the first FindCoordinator for a transactional id: compacted,
 // `transaction.state.log.num.partitions` partitions), loads the partitions this broker leads,
 // and answers "who coordinates transactional id X".
-import type { TlsConnectOptions } from '../../../net/connection.js';
+import type { BrokerLinkOptions } from '../../../net/broker-link.js';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import type { Logger } from '../../logger.js';
 import type { MetadataView } from '../../metadata/cluster-image.js';
 import type { ProducerIdManager } from '../../metadata/producer-ids.js';
 import type { CreateTopicSpec, TopicCommands } from '../../metadata/topic-commands.js';
+import type { MinIsrOf } from '../../replica/min-isr.js';
 import type { ReplicaManager } from '../../replica/replica-manager.js';
 import type { BrokerGroupCoordinator } from '../group/broker-group-coordinator.js';
 import { type CoordinatorLocation, InternalTopic, logCoordinatorError } from '../runtime/internal-topic.js';
@@ -27,8 +28,10 @@ export interface TxnCoordinatorDeps {
   readonly replicas: ReplicaManager;
   readonly producerIds: ProducerIdManager;
   readonly groups: BrokerGroupCoordinator | undefined;
-  /** TLS of connections to other brokers (an SSL inter-broker listener). */
-  readonly interBrokerTls?: TlsConnectOptions;
+  /** TLS and SASL of connections to other brokers (the inter-broker listener's protocol). */
+  readonly interBrokerSecurity?: Pick<BrokerLinkOptions, 'tls' | 'sasl'>;
+  /** min.insync.replicas per topic, for the coordinator's acks=all writes; absent: 1. */
+  readonly minIsrOf?: MinIsrOf;
   readonly logger: Logger;
 }
 
@@ -40,15 +43,17 @@ export class BrokerTxnCoordinator {
 
   constructor(private readonly deps: TxnCoordinatorDeps) {
     const { replicas } = deps;
-    const writer = new LogPartitionWriter(TRANSACTION_STATE_TOPIC, (p) =>
-      replicas.get(TRANSACTION_STATE_TOPIC, p),
+    const writer = new LogPartitionWriter(
+      TRANSACTION_STATE_TOPIC,
+      (p) => replicas.get(TRANSACTION_STATE_TOPIC, p),
+      deps.minIsrOf,
     );
     const nodeId = deps.config.nodeId;
     this.#links = new BrokerLinks(
       deps.image,
       `samsa-txn-coordinator-${nodeId}`,
       REMOTE_TIMEOUT_MS,
-      deps.interBrokerTls,
+      deps.interBrokerSecurity,
     );
     this.markers = new BrokerMarkerWriter({
       image: deps.image,
@@ -56,6 +61,7 @@ export class BrokerTxnCoordinator {
       groups: () => deps.groups?.coordinator,
       nodeId,
       links: this.#links,
+      ...(deps.minIsrOf ? { minIsrOf: deps.minIsrOf } : {}),
     });
     const remote = { image: deps.image, links: this.#links, nodeId, topic: TRANSACTION_STATE_TOPIC };
     this.coordinator = new TransactionCoordinator({

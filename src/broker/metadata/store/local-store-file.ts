@@ -10,6 +10,7 @@
 // in ZooKeeper.
 
 import {
+  aclKey,
   configKey,
   type DurableState,
   emptyDurableState,
@@ -17,7 +18,7 @@ import {
   type StoredTopic,
 } from './memory-state.js';
 import { MetadataStoreError } from './metadata-store.js';
-import type { PartitionState, TopicAssignment } from './records.js';
+import type { PartitionState, TopicAssignment, VersionedAcls } from './records.js';
 
 export const METADATA_FILE = 'samsa-metadata.json';
 export const FORMAT_VERSION = 3;
@@ -43,10 +44,16 @@ interface FileState {
   configs: {
     topics: Record<string, Record<string, string>>;
     brokers: Record<string, Record<string, string>>;
-    /** SCRAM credentials by user (absent in files written before SASL). */
+    /** SCRAM credentials and quotas by user (absent in files written before SASL). */
     users?: Record<string, Record<string, string>>;
+    /** Quotas (absent in files written before quotas). */
+    clients?: Record<string, Record<string, string>>;
+    'user-clients'?: Record<string, Record<string, string>>;
+    ips?: Record<string, Record<string, string>>;
   };
   pendingDeletions: string[];
+  /** ACLs per resource pattern (absent in files written before ACLs). */
+  acls?: VersionedAcls[];
 }
 
 export function topicToFile({ assignment: a, states }: StoredTopic): FileTopic {
@@ -83,6 +90,7 @@ export function serializeState(s: DurableState, journalSeq: number): string {
     topics: [...s.topics.values()].map(topicToFile),
     configs: { topics: {}, brokers: {}, users: {} },
     pendingDeletions: [...s.deletions],
+    acls: [...s.acls.values()],
   };
   for (const [key, value] of s.configs) {
     const slash = key.indexOf('/');
@@ -132,7 +140,7 @@ function fromV2(o: Record<string, unknown>): DurableState {
   }
   const configs = o['configs'];
   if (isObject(configs)) {
-    for (const type of ['topics', 'brokers', 'users'] as const) {
+    for (const type of ['topics', 'brokers', 'users', 'clients', 'user-clients', 'ips'] as const) {
       const byName = configs[type];
       if (!isObject(byName)) continue;
       for (const [name, value] of Object.entries(byName))
@@ -141,7 +149,35 @@ function fromV2(o: Record<string, unknown>): DurableState {
   }
   for (const d of arr(o['pendingDeletions'] ?? [], 'pendingDeletions'))
     s.deletions.add(str(d, 'pending deletion'));
+  for (const a of arr(o['acls'] ?? [], 'acls')) {
+    const acls = aclsFromFile(a);
+    s.acls.set(aclKey(acls.resource), acls);
+  }
   return s;
+}
+
+/** One resource's ACLs of a snapshot or a journal entry. Throws FormatError. */
+export function aclsFromFile(v: unknown): VersionedAcls {
+  if (!isObject(v) || !isObject(v['resource'])) throw new FormatError('an ACL resource is not an object');
+  const r = v['resource'];
+  const patternType = str(r['patternType'], 'ACL pattern type');
+  if (patternType !== 'LITERAL' && patternType !== 'PREFIXED')
+    throw new FormatError(`unknown ACL pattern type ${patternType}`);
+  const resource = {
+    resourceType: str(r['resourceType'], 'ACL resource type'),
+    patternType,
+    name: str(r['name'], 'ACL resource name'),
+  } as const;
+  const acls = arr(v['acls'], 'acls').map((e) => {
+    const f = stringRecord(e, `ACL of ${resource.name}`);
+    return {
+      principal: str(f['principal'], 'ACL principal'),
+      permissionType: str(f['permissionType'], 'ACL permissionType'),
+      operation: str(f['operation'], 'ACL operation'),
+      host: str(f['host'], 'ACL host'),
+    };
+  });
+  return { resource, acls, version: int(v['version'], 'ACL version') };
 }
 
 /** Sets the scalar parts of `s` from a snapshot or a journal entry. Throws FormatError. */

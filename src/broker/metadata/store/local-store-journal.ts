@@ -12,6 +12,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
+  aclsFromFile,
   applyScalars,
   arr,
   corrupt,
@@ -26,6 +27,7 @@ import {
   topicToFile,
 } from './local-store-file.js';
 import type { DurableState } from './memory-state.js';
+import type { VersionedAcls } from './records.js';
 
 export const JOURNAL_FILE = 'samsa-metadata.journal';
 
@@ -37,6 +39,8 @@ interface JournalEntry extends ReturnType<typeof scalarsToFile> {
   /** Changed config entities by their `configKey`; null: the entity has no overrides left. */
   configs: Record<string, Record<string, string> | null>;
   pendingDeletions: string[];
+  /** Changed ACL resources by `aclKey`; null: the resource has no ACLs left. Absent before ACLs. */
+  acls?: Record<string, VersionedAcls | null>;
 }
 
 /**
@@ -70,6 +74,10 @@ export function journalLine(seq: number, before: DurableState, after: DurableSta
   for (const [key, value] of after.configs)
     if (before.configs.get(key) !== value) entry.configs[key] = { ...value };
   for (const key of before.configs.keys()) if (!after.configs.has(key)) entry.configs[key] = null;
+  const acls: Record<string, VersionedAcls | null> = {};
+  for (const [key, value] of after.acls) if (before.acls.get(key) !== value) acls[key] = value;
+  for (const key of before.acls.keys()) if (!after.acls.has(key)) acls[key] = null;
+  if (Object.keys(acls).length > 0) entry.acls = acls;
   return `${JSON.stringify(entry)}\n`;
 }
 
@@ -89,6 +97,12 @@ function applyEntry(s: DurableState, o: Record<string, unknown>): void {
   }
   s.deletions.clear();
   for (const d of arr(o['pendingDeletions'], 'pendingDeletions')) s.deletions.add(str(d, 'pending deletion'));
+  const acls = o['acls'] ?? {};
+  if (!isObject(acls)) throw new FormatError('acls is not an object');
+  for (const [key, value] of Object.entries(acls)) {
+    if (value === null) s.acls.delete(key);
+    else s.acls.set(key, aclsFromFile(value));
+  }
 }
 
 /**

@@ -21,6 +21,8 @@ import type { DurableState } from './memory-state.js';
 import { MemoryMetadataService, type MemoryMetadataStore } from './memory-store.js';
 import type { MetadataStore, MetadataStoreListener } from './metadata-store.js';
 import type {
+  AclEntryRecord,
+  AclResourceRecord,
   BrokerInfo,
   ConfigEntity,
   ControllerLease,
@@ -29,6 +31,7 @@ import type {
   PartitionWriteResult,
   ProducerIdBlock,
   TopicAssignment,
+  VersionedAcls,
 } from './records.js';
 
 export { METADATA_FILE } from './local-store-file.js';
@@ -174,8 +177,31 @@ export class LocalMetadataStore implements MetadataStore {
     return this.#write((s) => s.setConfigs(entity, configs));
   }
 
+  updateConfigs(
+    entity: ConfigEntity,
+    update: (current: Record<string, string>) => Record<string, string> | null,
+  ): Promise<Record<string, string> | null> {
+    return this.#write((s) => s.updateConfigs(entity, update));
+  }
+
   configEntities(type: ConfigEntity['type']): Promise<string[]> {
     return this.#store().configEntities(type);
+  }
+
+  allAcls(): Promise<VersionedAcls[]> {
+    return this.#store().allAcls();
+  }
+
+  acls(resource: AclResourceRecord): Promise<VersionedAcls> {
+    return this.#store().acls(resource);
+  }
+
+  writeAcls(
+    resource: AclResourceRecord,
+    acls: readonly AclEntryRecord[],
+    expectedVersion: number,
+  ): Promise<void> {
+    return this.#write((s) => s.writeAcls(resource, acls, expectedVersion));
   }
 
   allocateProducerIdBlock(nodeId: number, size: number): Promise<ProducerIdBlock> {

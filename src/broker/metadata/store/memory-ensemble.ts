@@ -5,9 +5,11 @@
 // this file only decides outcomes and says which watches fire.
 
 import { randomUuid } from '../uuid.js';
-import { configKey, type DurableState, emptyDurableState, parseConfigKey } from './memory-state.js';
+import { aclKey, configKey, type DurableState, emptyDurableState, parseConfigKey } from './memory-state.js';
 import { MetadataStoreError } from './metadata-store.js';
 import type {
+  AclEntryRecord,
+  AclResourceRecord,
   BrokerInfo,
   ConfigEntity,
   ControllerLease,
@@ -16,13 +18,15 @@ import type {
   PartitionWriteResult,
   ProducerIdBlock,
   TopicAssignment,
+  VersionedAcls,
 } from './records.js';
 
 /** What changed, as the watches of MetadataStoreListener name it. */
 export type WatchEvent =
   | { readonly kind: 'brokers' | 'controller' | 'topics' | 'deletions' }
   | { readonly kind: 'assignment'; readonly topic: string }
-  | { readonly kind: 'config'; readonly entity: ConfigEntity };
+  | { readonly kind: 'config'; readonly entity: ConfigEntity }
+  | { readonly kind: 'acls'; readonly resource: AclResourceRecord };
 
 interface Ephemeral {
   readonly session: number;
@@ -270,6 +274,40 @@ export class Ensemble {
     this.state.producerIds = { next: first + BigInt(size), version: (current?.version ?? -1) + 1 };
     this.touch();
     return { firstProducerId: first, size };
+  }
+
+  // -- ACLs --------------------------------------------------------------------------------
+
+  allAcls(): VersionedAcls[] {
+    return [...this.state.acls.values()];
+  }
+
+  acls(resource: AclResourceRecord): VersionedAcls {
+    return this.state.acls.get(aclKey(resource)) ?? { resource, acls: [], version: -1 };
+  }
+
+  /** ZooKeeper's conditional create / setData / delete of the resource's znode. */
+  writeAcls(resource: AclResourceRecord, acls: readonly AclEntryRecord[], expectedVersion: number): void {
+    const key = aclKey(resource);
+    const current = this.state.acls.get(key)?.version ?? -1;
+    if (current !== expectedVersion)
+      throw new MetadataStoreError(
+        'BAD_VERSION',
+        `ACLs of ${key} are at version ${current}, not ${expectedVersion}`,
+      );
+    const frozen = Object.freeze({ ...resource });
+    if (acls.length === 0) this.state.acls.delete(key);
+    else
+      this.state.acls.set(
+        key,
+        Object.freeze({
+          resource: frozen,
+          acls: Object.freeze(acls.map((a) => Object.freeze({ ...a }))),
+          version: current + 1,
+        }),
+      );
+    this.touch();
+    this.notify({ kind: 'acls', resource: frozen });
   }
 
   // -- Fencing -----------------------------------------------------------------------------

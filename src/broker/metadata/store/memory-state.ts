@@ -4,7 +4,13 @@
 // structure so that the local store can persist and restore it as a whole. Records are immutable:
 // a write replaces the record, so readers may keep what they were given.
 
-import type { ConfigEntity, PartitionState, TopicAssignment } from './records.js';
+import type {
+  AclResourceRecord,
+  ConfigEntity,
+  PartitionState,
+  TopicAssignment,
+  VersionedAcls,
+} from './records.js';
 
 export interface StoredTopic {
   readonly assignment: TopicAssignment;
@@ -25,6 +31,8 @@ export interface DurableState {
   readonly configs: Map<string, Readonly<Record<string, string>>>;
   /** `/admin/delete_topics` children. */
   readonly deletions: Set<string>;
+  /** ACLs by `aclKey(resource)`; a resource without ACLs has no entry. */
+  readonly acls: Map<string, VersionedAcls>;
 }
 
 export function emptyDurableState(): DurableState {
@@ -36,7 +44,13 @@ export function emptyDurableState(): DurableState {
     topics: new Map(),
     configs: new Map(),
     deletions: new Set(),
+    acls: new Map(),
   };
+}
+
+/** `LITERAL/Topic/name`: one resource pattern's ACLs. */
+export function aclKey(r: AclResourceRecord): string {
+  return `${r.patternType}/${r.resourceType}/${r.name}`;
 }
 
 /** `topics/<name>` or `brokers/<id|<default>>`, the znode path below `/config`. */
@@ -48,7 +62,14 @@ export function parseConfigKey(key: string): ConfigEntity {
   const slash = key.indexOf('/');
   const type = key.slice(0, slash);
   const name = key.slice(slash + 1);
-  if (type === 'topics' || type === 'users') return { type, name };
+  if (
+    type === 'topics' ||
+    type === 'users' ||
+    type === 'clients' ||
+    type === 'user-clients' ||
+    type === 'ips'
+  )
+    return { type, name };
   return { type: 'brokers', name };
 }
 
@@ -64,5 +85,6 @@ export function cloneDurableState(s: DurableState): DurableState {
     topics,
     configs: new Map(s.configs),
     deletions: new Set(s.deletions),
+    acls: new Map(s.acls),
   };
 }

@@ -17,9 +17,11 @@
 
 import { type Clock, systemClock, type TimerHandle } from '../../coordinator/runtime/clock.js';
 import { Ensemble, type WatchEvent } from './memory-ensemble.js';
-import { cloneDurableState, type DurableState } from './memory-state.js';
+import { aclKey, cloneDurableState, type DurableState } from './memory-state.js';
 import { type MetadataStore, MetadataStoreError, type MetadataStoreListener } from './metadata-store.js';
 import type {
+  AclEntryRecord,
+  AclResourceRecord,
   BrokerInfo,
   ConfigEntity,
   ControllerLease,
@@ -28,6 +30,7 @@ import type {
   PartitionWriteResult,
   ProducerIdBlock,
   TopicAssignment,
+  VersionedAcls,
 } from './records.js';
 
 /** Kafka's default `zookeeper.session.timeout.ms`. */
@@ -266,8 +269,36 @@ export class MemoryMetadataStore implements MetadataStore {
     return this.#op(() => this.ensemble.setConfigs(entity, configs));
   }
 
+  updateConfigs(
+    entity: ConfigEntity,
+    update: (current: Record<string, string>) => Record<string, string> | null,
+  ): Promise<Record<string, string> | null> {
+    // The ensemble is synchronous: read, update and write are one step.
+    return this.#op(() => {
+      const next = update(this.ensemble.configs(entity));
+      if (next !== null) this.ensemble.setConfigs(entity, next);
+      return next;
+    });
+  }
+
   configEntities(type: ConfigEntity['type']): Promise<string[]> {
     return this.#op(() => this.ensemble.configEntities(type));
+  }
+
+  allAcls(): Promise<VersionedAcls[]> {
+    return this.#op(() => this.ensemble.allAcls());
+  }
+
+  acls(resource: AclResourceRecord): Promise<VersionedAcls> {
+    return this.#op(() => this.ensemble.acls(resource));
+  }
+
+  writeAcls(
+    resource: AclResourceRecord,
+    acls: readonly AclEntryRecord[],
+    expectedVersion: number,
+  ): Promise<void> {
+    return this.#op(() => this.ensemble.writeAcls(resource, acls, expectedVersion));
   }
 
   allocateProducerIdBlock(_nodeId: number, size: number): Promise<ProducerIdBlock> {
@@ -364,5 +395,7 @@ function watchCall(e: WatchEvent): [string, Notify] {
       return [`assignment/${e.topic}`, (l) => l.assignmentChanged?.(e.topic)];
     case 'config':
       return [`config/${e.entity.type}/${e.entity.name}`, (l) => l.configChanged?.(e.entity)];
+    case 'acls':
+      return [`acls/${aclKey(e.resource)}`, (l) => l.aclsChanged?.(e.resource)];
   }
 }

@@ -9,6 +9,8 @@
 // a session loss (`sessionExpired`) every watch must be assumed missed: re-read everything.
 
 import type {
+  AclEntryRecord,
+  AclResourceRecord,
   BrokerInfo,
   ConfigEntity,
   ControllerLease,
@@ -17,6 +19,7 @@ import type {
   PartitionWriteResult,
   ProducerIdBlock,
   TopicAssignment,
+  VersionedAcls,
 } from './records.js';
 
 /** Thrown by store calls; `code` names the condition so callers can map it to a Kafka error. */
@@ -53,6 +56,8 @@ export interface MetadataStoreListener {
   adminRequest?(kind: 'reassign' | 'preferred-election'): void;
   /** A `/config/changes` notification: the dynamic configs of an entity changed. */
   configChanged?(entity: ConfigEntity): void;
+  /** An ACL change notification (`/kafka-acl-changes`, `/kafka-acl-extended-changes`): re-read it. */
+  aclsChanged?(resource: AclResourceRecord): void;
   /** The connection to the store is down (not yet expired): writes will fail until it returns. */
   disconnected?(): void;
   /** Reconnected within the session: ephemerals and watches are intact. */
@@ -129,8 +134,34 @@ export interface MetadataStore {
   configs(entity: ConfigEntity): Promise<Record<string, string>>;
   /** Replaces the entity's overrides and notifies every broker (`configChanged`). */
   setConfigs(entity: ConfigEntity, configs: Readonly<Record<string, string>>): Promise<void>;
+  /**
+   * Read-modify-write of one entity's overrides that no concurrent write (from this broker or
+   * another) can undo: `update` gets a copy of the current map and returns the new one, or null
+   * to write nothing; it may run again if the entity changed meanwhile (ZooKeeper: a versioned
+   * setData, retried on BAD_VERSION), so it must not have side effects. Whatever `update`
+   * throws is thrown, nothing written. Resolves with what was written (null: nothing).
+   */
+  updateConfigs(
+    entity: ConfigEntity,
+    update: (current: Record<string, string>) => Record<string, string> | null,
+  ): Promise<Record<string, string> | null>;
   /** Every entity of a type with overrides (brokers: node ids and '<default>'). */
   configEntities(type: ConfigEntity['type']): Promise<string[]>;
+
+  // -- ACLs (`/kafka-acl/<type>/<name>`, `/kafka-acl-extended/prefixed/<type>/<name>`) -----------
+  /** Every resource that has ACLs. */
+  allAcls(): Promise<VersionedAcls[]>;
+  /** One resource's ACLs (none: an empty list at version -1). */
+  acls(resource: AclResourceRecord): Promise<VersionedAcls>;
+  /**
+   * Replaces a resource's ACLs if its version is still `expectedVersion` (-1: it must have none),
+   * else BAD_VERSION; an empty list removes it. Notifies every broker (`aclsChanged`).
+   */
+  writeAcls(
+    resource: AclResourceRecord,
+    acls: readonly AclEntryRecord[],
+    expectedVersion: number,
+  ): Promise<void>;
 
   // -- Producer ids (`/latest_producer_id_block`) ----------------------------------------------
   /** Reserves the next block with a versioned conditional write (retried on BAD_VERSION). Durable. */

@@ -95,9 +95,47 @@ export interface ProducerIdBlock {
   readonly size: number;
 }
 
-/** Dynamic config entities: `topics/<name>`, `brokers/<id>` or `brokers/<default>` (cluster-wide). */
+/**
+ * Dynamic config entities: `topics/<name>`, `brokers/<id>` or `brokers/<default>` (cluster-wide),
+ * and the client-quota entities. User and client-id names are raw (the ZooKeeper backend
+ * sanitizes them as Kafka does); `<default>` names the default entity, as in Kafka's znodes.
+ */
 export type ConfigEntity =
   | { readonly type: 'topics'; readonly name: string }
   | { readonly type: 'brokers'; readonly name: string /* node id or '<default>' */ }
-  /** A user's SCRAM credentials (`SCRAM-SHA-256` → Kafka's credential string), as Kafka stores them. */
-  | { readonly type: 'users'; readonly name: string };
+  /**
+   * A user's SCRAM credentials (`SCRAM-SHA-256` → Kafka's credential string) and quotas
+   * (`producer_byte_rate` …) in one config map, as Kafka stores them; '<default>' = every user.
+   */
+  | { readonly type: 'users'; readonly name: string }
+  /** A client id's quotas (`/config/clients/<id>`); '<default>' = every client id. */
+  | { readonly type: 'clients'; readonly name: string }
+  /**
+   * A user's quotas for one client id (`/config/users/<u>/clients/<c>`). `name` is Kafka's path
+   * below /config/users, made by `userClientEntityName` (zk-user-names.ts).
+   */
+  | { readonly type: 'user-clients'; readonly name: string }
+  /** An IP's connection quotas (`/config/ips/<ip>`); '<default>' = every IP. */
+  | { readonly type: 'ips'; readonly name: string };
+
+/** The resource pattern of stored ACLs: Kafka's type names (`Topic`, `Group`, `Cluster`, ...). */
+export interface AclResourceRecord {
+  readonly resourceType: string;
+  readonly patternType: 'LITERAL' | 'PREFIXED';
+  readonly name: string;
+}
+
+/** One ACL as ZooKeeper's JSON holds it (`"permissionType":"Allow","operation":"Read"`). */
+export interface AclEntryRecord {
+  readonly principal: string;
+  readonly permissionType: string;
+  readonly operation: string;
+  readonly host: string;
+}
+
+/** A resource's ACLs and the version a conditional write must name (-1: it has none). */
+export interface VersionedAcls {
+  readonly resource: AclResourceRecord;
+  readonly acls: readonly AclEntryRecord[];
+  readonly version: number;
+}

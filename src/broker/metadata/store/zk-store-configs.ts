@@ -18,15 +18,29 @@ import {
   ZK_PATHS,
 } from '../zookeeper/zk-data.js';
 import { isZkError } from '../zookeeper/zk-errors.js';
+import { znodeSegment } from '../zookeeper/zk-paths.js';
 import { MetadataStoreError } from './metadata-store.js';
 import type { ConfigEntity, ProducerIdBlock } from './records.js';
 import { pipelined, throwFailure } from './zk-store-partitions.js';
-import { desanitizeUserName, sanitizeUserName } from './zk-user-names.js';
+import { desanitizeEntityName, parseUserClientEntityName, sanitizeEntityName } from './zk-user-names.js';
 
-/** The znode name of an entity: user names are sanitized as Kafka does. */
+/** The znode name of an entity: user and client-id names are sanitized as Kafka does. */
 function znodeName(entity: ConfigEntity): string {
-  return entity.type === 'users' ? sanitizeUserName(entity.name) : entity.name;
+  if (entity.type === 'users' || entity.type === 'clients') return sanitizeEntityName(entity.name);
+  return entity.name;
 }
+
+/** Where an entity's config lives; a user's client-id entity is nested below the user's znode. */
+function entityPath(entity: ConfigEntity): string {
+  if (entity.type !== 'user-clients') return configEntityPath(entity.type, znodeName(entity));
+  const parsed = parseUserClientEntityName(entity.name);
+  if (parsed === null) throw new Error(`invalid user/client-id entity name ${JSON.stringify(entity.name)}`);
+  const [user, , client] = entity.name.split('/') as [string, string, string];
+  return `${configEntityPath('users', user)}/clients/${znodeSegment(client, 'clients entity name')}`;
+}
+
+/** The notification's entity type: Kafka's, where a user's client-id entity is a `users` one. */
+const notifiedType = (entity: ConfigEntity) => (entity.type === 'user-clients' ? 'users' : entity.type);
 
 export async function getOrCreateClusterId(c: ZkClient): Promise<string> {
   for (;;) {
@@ -47,7 +61,7 @@ export async function getOrCreateClusterId(c: ZkClient): Promise<string> {
 }
 
 export async function readConfigs(c: ZkClient, entity: ConfigEntity): Promise<Record<string, string>> {
-  const path = configEntityPath(entity.type, znodeName(entity));
+  const path = entityPath(entity);
   try {
     return decodeEntityConfig(path, (await c.getData(path)).data);
   } catch (e) {
@@ -61,7 +75,7 @@ export async function writeConfigs(
   entity: ConfigEntity,
   configs: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const path = configEntityPath(entity.type, znodeName(entity));
+  const path = entityPath(entity);
   const data = encodeEntityConfig({ ...configs });
   // Kafka's setOrCreateEntityConfigs, then a sequential change notification (version 2).
   for (;;) {
@@ -78,22 +92,74 @@ export async function writeConfigs(
       if (!isZkError(e, 'NODE_EXISTS')) throw e;
     }
   }
-  await c.create(CONFIG_CHANGE_CREATE_PATH, encodeConfigChangeNotification(entity.type, znodeName(entity)), {
-    mode: 'PERSISTENT_SEQUENTIAL',
-  });
+  const change = encodeConfigChangeNotification(notifiedType(entity), znodeName(entity));
+  await c.create(CONFIG_CHANGE_CREATE_PATH, change, { mode: 'PERSISTENT_SEQUENTIAL' });
 }
 
-export async function readConfigEntities(c: ZkClient, type: ConfigEntity['type']): Promise<string[]> {
-  let names: string[];
+/**
+ * A versioned read-modify-write of an entity's config znode: a concurrent writer (SCRAM and quota
+ * changes share `/config/users/<user>`, and any broker may write) makes the setData fail with
+ * BAD_VERSION (or the create with NODE_EXISTS), and the update runs again on what it wrote.
+ */
+export async function updateConfigs(
+  c: ZkClient,
+  entity: ConfigEntity,
+  update: (current: Record<string, string>) => Record<string, string> | null,
+): Promise<Record<string, string> | null> {
+  const path = entityPath(entity);
+  for (;;) {
+    let current: Record<string, string> = {};
+    let version = -1;
+    try {
+      const { data, stat } = await c.getData(path);
+      current = decodeEntityConfig(path, data);
+      version = stat.version;
+    } catch (e) {
+      if (!isZkError(e, 'NO_NODE')) throw e;
+    }
+    const next = update({ ...current });
+    if (next === null) return null;
+    const data = encodeEntityConfig({ ...next });
+    try {
+      if (version >= 0) await c.setData(path, data, version);
+      else await c.create(path, data, { createParents: true });
+    } catch (e) {
+      if (isZkError(e, 'BAD_VERSION') || isZkError(e, 'NODE_EXISTS') || isZkError(e, 'NO_NODE')) continue;
+      throw e;
+    }
+    const change = encodeConfigChangeNotification(notifiedType(entity), znodeName(entity));
+    await c.create(CONFIG_CHANGE_CREATE_PATH, change, { mode: 'PERSISTENT_SEQUENTIAL' });
+    return next;
+  }
+}
+
+async function childrenOf(c: ZkClient, path: string): Promise<string[]> {
   try {
-    names = await c.getChildren(configEntityTypePath(type));
+    return await c.getChildren(path);
   } catch (e) {
     if (isZkError(e, 'NO_NODE')) return [];
     throw e;
   }
+}
+
+/** Kafka's fetchAllChildEntityConfigs(users, clients): every `<user>/clients/<client-id>` name. */
+async function userClientNames(c: ZkClient): Promise<string[]> {
+  const users = await childrenOf(c, configEntityTypePath('users'));
+  const perUser = await pipelined(users, async (u) =>
+    (await childrenOf(c, `${configEntityPath('users', u)}/clients`)).map(
+      (client) => `${u}/clients/${client}`,
+    ),
+  );
+  throwFailure(perUser);
+  return perUser.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+}
+
+export async function readConfigEntities(c: ZkClient, type: ConfigEntity['type']): Promise<string[]> {
+  const names =
+    type === 'user-clients' ? await userClientNames(c) : await childrenOf(c, configEntityTypePath(type));
   // Entities whose overrides were all removed keep a `{"config":{}}` znode: not listed.
   const read = await pipelined(names, async (name) => {
-    const path = configEntityPath(type, name);
+    const path = type === 'user-clients' ? entityPath({ type, name }) : configEntityPath(type, name);
     try {
       return Object.keys(decodeEntityConfig(path, (await c.getData(path)).data)).length > 0 ? name : null;
     } catch (e) {
@@ -103,7 +169,7 @@ export async function readConfigEntities(c: ZkClient, type: ConfigEntity['type']
   });
   throwFailure(read);
   const found = read.flatMap((r) => (r.status === 'fulfilled' && r.value !== null ? [r.value] : []));
-  return (type === 'users' ? found.map(desanitizeUserName) : found).sort();
+  return (type === 'users' || type === 'clients' ? found.map(desanitizeEntityName) : found).sort();
 }
 
 export async function allocateProducerIdBlock(

@@ -13,6 +13,10 @@
 // - /config/changes children: configChanged(entity) for each notification with a sequence number
 //   above the last one processed. At start and after a session expiry the newest existing one
 //   becomes the baseline: nothing old is reported (the owner re-reads everything then).
+// - /kafka-acl-changes, /kafka-acl-extended-changes children: aclsChanged(resource), the same way.
+//   As Kafka's ZkNodeChangeNotificationListener, every broker then deletes the processed
+//   notifications created more than 15 minutes ago (`aclChangeExpirationMs`), so the lists do
+//   not grow for ever; a node another broker deleted first is simply gone.
 // - Session: 'disconnected' → disconnected, the same session back → reconnected, a renewed session
 //   after an expiry → sessionExpired.
 
@@ -29,8 +33,20 @@ import type { ZkStat } from '../zookeeper/zk-stat.js';
 import { watchChildren, watchData, type ZkSubscription } from '../zookeeper/zk-watch.js';
 import type { MetadataStoreListener } from './metadata-store.js';
 import type { ConfigEntity } from './records.js';
+import { ACL_CHANGE_PREFIX, ACL_PATHS, decodeAclChange } from './zk-store-acls.js';
+import { desanitizeEntityName, parseUserClientEntityName } from './zk-user-names.js';
 
 type Notify = (l: MetadataStoreListener) => void;
+
+/** Kafka's AclAuthorizer: change notifications older than this are purged (15 minutes). */
+export const ACL_CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
+
+export interface ZkStoreWatchesOptions {
+  /** Age (ZooKeeper ctime against `now`) past which processed ACL notifications are deleted. */
+  readonly aclChangeExpirationMs?: number;
+  /** The clock compared with the notifications' ctime (tests). */
+  readonly now?: () => number;
+}
 type DataValue = { data: Buffer | null; stat: ZkStat } | null;
 
 interface Baselined {
@@ -68,8 +84,11 @@ export class ZkStoreWatches {
     this.#sessionId = id;
     this.#disconnected = false;
   };
+  /** ACL change paths whose next read is a new baseline (set by a session expiry). */
+  readonly #aclRebase = new Set<string>();
   readonly #onExpired = (): void => {
     this.#configRebase = true;
+    this.#aclRebase.add(ACL_PATHS.literalChanges).add(ACL_PATHS.extendedChanges);
   };
   readonly #onNewSession = (id: bigint): void => {
     this.#sessionId = id;
@@ -77,9 +96,16 @@ export class ZkStoreWatches {
     this.#emitConnection((l) => l.sessionExpired?.());
   };
 
-  constructor(client: ZkClient, logger: Logger) {
+  readonly #aclChangeExpirationMs: number;
+  readonly #now: () => number;
+  /** Creation times of ACL change notifications already looked at, by full path. */
+  readonly #aclChangeCtimes = new Map<string, number>();
+
+  constructor(client: ZkClient, logger: Logger, options: ZkStoreWatchesOptions = {}) {
     this.#client = client;
     this.#logger = logger;
+    this.#aclChangeExpirationMs = options.aclChangeExpirationMs ?? ACL_CHANGE_EXPIRATION_MS;
+    this.#now = options.now ?? Date.now;
   }
 
   add(listener: MetadataStoreListener): () => void {
@@ -118,7 +144,12 @@ export class ZkStoreWatches {
       (l) => l.adminRequest?.('preferred-election'),
       true,
     );
-    ready.push(this.#watchTopics(), this.#watchConfigChanges());
+    ready.push(
+      this.#watchTopics(),
+      this.#watchConfigChanges(),
+      this.#watchAclChanges(ACL_PATHS.literalChanges, true),
+      this.#watchAclChanges(ACL_PATHS.extendedChanges, false),
+    );
     await Promise.all(ready);
   }
 
@@ -273,10 +304,9 @@ export class ZkStoreWatches {
         try {
           const { data } = await this.#client.getData(path);
           const change = decodeConfigChangeNotification(path, data);
-          if (change.entityType === 'topics' || change.entityType === 'brokers') {
-            const entity: ConfigEntity = { type: change.entityType, name: change.entityName };
+          const entity = changedEntity(change.entityType, change.entityName);
+          if (entity !== null)
             this.#emit(`config/${entity.type}/${entity.name}`, (l) => l.configChanged?.(entity));
-          }
           break;
         } catch (e) {
           if (isZkError(e, 'NO_NODE')) break; // purged meanwhile
@@ -297,6 +327,102 @@ export class ZkStoreWatches {
         }
       }
       this.#configSeq = seq;
+    }
+  }
+
+  #watchAclChanges(path: string, literal: boolean): Promise<void> {
+    let seen = -1;
+    let chain: Promise<void> = Promise.resolve();
+    const b = this.#children(
+      path,
+      (names) => {
+        chain = chain.then(async () => {
+          if (this.#aclRebase.delete(path)) {
+            seen = Math.max(seen, maxSequence(names, ACL_CHANGE_PREFIX));
+            return;
+          }
+          const fresh = names
+            .map((n) => ({ n, seq: sequenceOf(n, ACL_CHANGE_PREFIX) }))
+            .filter((x) => x.seq > seen)
+            .sort((x, y) => x.seq - y.seq);
+          for (const { n, seq } of fresh) {
+            const resource = decodeAclChange(literal, await this.#readNotification(`${path}/${n}`));
+            if (resource !== null) {
+              const key = `acls/${resource.patternType}/${resource.resourceType}/${resource.name}`;
+              this.#emit(key, (l) => l.aclsChanged?.(resource));
+            }
+            seen = seq;
+          }
+          await this.#purgeAclChanges(path, names, seen);
+        });
+      },
+      (names) => {
+        seen = maxSequence(names, ACL_CHANGE_PREFIX);
+        const baseline = seen;
+        chain = chain.then(() => this.#purgeAclChanges(path, names, baseline));
+      },
+    );
+    this.#subs.push(b.sub);
+    return b.ready;
+  }
+
+  /** Deletes the processed notifications (sequence up to `seen`) older than the expiration. */
+  async #purgeAclChanges(path: string, names: readonly string[], seen: number): Promise<void> {
+    const listed = new Set(names.map((n) => `${path}/${n}`));
+    for (const known of this.#aclChangeCtimes.keys())
+      if (known.startsWith(`${path}/`) && !listed.has(known)) this.#aclChangeCtimes.delete(known);
+    for (const name of names) {
+      const seq = sequenceOf(name, ACL_CHANGE_PREFIX);
+      if (seq < 0 || seq > seen || this.#closed) continue;
+      const full = `${path}/${name}`;
+      try {
+        let ctime = this.#aclChangeCtimes.get(full);
+        if (ctime === undefined) {
+          const stat = await this.#client.exists(full);
+          if (stat === null) continue;
+          ctime = stat.ctime;
+          this.#aclChangeCtimes.set(full, ctime);
+        }
+        if (this.#now() - ctime <= this.#aclChangeExpirationMs) continue;
+        await this.#client.delete(full, -1);
+        this.#aclChangeCtimes.delete(full);
+      } catch (e) {
+        if (isZkError(e, 'NO_NODE')) {
+          this.#aclChangeCtimes.delete(full); // another broker purged it first
+          continue;
+        }
+        if (!isZkError(e, 'CLOSED', 'CONNECTION_LOSS', 'SESSION_EXPIRED'))
+          this.#logger.log('warn', 'cannot purge an old ACL change notification', {
+            path: full,
+            error: String(e),
+          });
+        return; // the next notification tries again
+      }
+    }
+  }
+
+  /** A notification's data; null when it is gone or unreadable (waits out connection losses). */
+  async #readNotification(path: string): Promise<Buffer | null> {
+    for (;;) {
+      if (this.#closed) return null;
+      try {
+        return (await this.#client.getData(path)).data;
+      } catch (e) {
+        if (isZkError(e, 'CONNECTION_LOSS', 'SESSION_EXPIRED')) {
+          try {
+            await this.#client.waitUntilConnected();
+          } catch {
+            return null;
+          }
+          continue;
+        }
+        if (!isZkError(e, 'NO_NODE', 'CLOSED'))
+          this.#logger.log('warn', 'skipping an unreadable ACL change notification', {
+            path,
+            error: String(e),
+          });
+        return null;
+      }
     }
   }
 
@@ -334,14 +460,31 @@ export class ZkStoreWatches {
   }
 }
 
-function sequenceOf(name: string): number {
-  if (!name.startsWith(CONFIG_CHANGE_PREFIX)) return -1;
-  const n = Number(name.slice(CONFIG_CHANGE_PREFIX.length));
+function sequenceOf(name: string, prefix = CONFIG_CHANGE_PREFIX): number {
+  if (!name.startsWith(prefix)) return -1;
+  const n = Number(name.slice(prefix.length));
   return Number.isInteger(n) ? n : -1;
 }
 
-function maxSequence(names: readonly string[]): number {
+function maxSequence(names: readonly string[], prefix = CONFIG_CHANGE_PREFIX): number {
   let max = -1;
-  for (const n of names) max = Math.max(max, sequenceOf(n));
+  for (const n of names) max = Math.max(max, sequenceOf(n, prefix));
   return max;
+}
+
+/**
+ * The store entity a `/config/changes` notification names (its names are Kafka's sanitized znode
+ * names; `<user>/clients/<client-id>` is a user's client-id entity); null for what the store
+ * does not model.
+ */
+function changedEntity(type: string, name: string): ConfigEntity | null {
+  try {
+    if (type === 'topics' || type === 'brokers' || type === 'ips') return { type, name };
+    if (type === 'clients') return { type, name: desanitizeEntityName(name) };
+    if (type !== 'users') return null;
+    if (!name.includes('/')) return { type, name: desanitizeEntityName(name) };
+    return parseUserClientEntityName(name) === null ? null : { type: 'user-clients', name };
+  } catch {
+    return null; // a malformed %-escape written by some other tool
+  }
 }

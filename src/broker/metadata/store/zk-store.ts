@@ -31,6 +31,8 @@ import { createEphemeralChecked } from '../zookeeper/zk-ephemeral.js';
 import { isZkError, ZkMultiError } from '../zookeeper/zk-errors.js';
 import { type MetadataStore, MetadataStoreError, type MetadataStoreListener } from './metadata-store.js';
 import type {
+  AclEntryRecord,
+  AclResourceRecord,
   BrokerInfo,
   ConfigEntity,
   ControllerLease,
@@ -39,13 +41,16 @@ import type {
   PartitionWriteResult,
   ProducerIdBlock,
   TopicAssignment,
+  VersionedAcls,
 } from './records.js';
+import { ACL_PERSISTENT_PATHS, readAcls, readAllAcls, writeAcls } from './zk-store-acls.js';
 import { brokerInfo, encodeBroker, toStoreError } from './zk-store-codec.js';
 import {
   allocateProducerIdBlock,
   getOrCreateClusterId,
   readConfigEntities,
   readConfigs,
+  updateConfigs,
   writeConfigs,
 } from './zk-store-configs.js';
 import {
@@ -118,7 +123,9 @@ export class ZkMetadataStore implements MetadataStore {
       session: client.sessionIdHex,
     });
     try {
-      await Promise.all(PERSISTENT_ZK_PATHS.map((p) => client.ensurePersistentPath(p)));
+      await Promise.all(
+        [...PERSISTENT_ZK_PATHS, ...ACL_PERSISTENT_PATHS].map((p) => client.ensurePersistentPath(p)),
+      );
       const watches = new ZkStoreWatches(client, this.#logger);
       this.#watches = watches;
       for (const l of this.#early) watches.add(l);
@@ -348,8 +355,33 @@ export class ZkMetadataStore implements MetadataStore {
     return this.#op((c) => writeConfigs(c, entity, configs));
   }
 
+  updateConfigs(
+    entity: ConfigEntity,
+    update: (current: Record<string, string>) => Record<string, string> | null,
+  ): Promise<Record<string, string> | null> {
+    return this.#op((c) => updateConfigs(c, entity, update));
+  }
+
   configEntities(type: ConfigEntity['type']): Promise<string[]> {
     return this.#op((c) => readConfigEntities(c, type));
+  }
+
+  // -- ACLs ----------------------------------------------------------------------------------
+
+  allAcls(): Promise<VersionedAcls[]> {
+    return this.#op((c) => readAllAcls(c));
+  }
+
+  acls(resource: AclResourceRecord): Promise<VersionedAcls> {
+    return this.#op((c) => readAcls(c, resource));
+  }
+
+  writeAcls(
+    resource: AclResourceRecord,
+    acls: readonly AclEntryRecord[],
+    expectedVersion: number,
+  ): Promise<void> {
+    return this.#op((c) => writeAcls(c, resource, acls, expectedVersion));
   }
 
   // -- Producer ids ----------------------------------------------------------------------------

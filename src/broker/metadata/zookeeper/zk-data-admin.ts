@@ -14,7 +14,8 @@ export function encodeEntityConfig(config: Readonly<Record<string, string>>): Bu
 
 /** Null data or no "config" means no overrides (as Kafka reads it). */
 export function decodeEntityConfig(what: string, data: Buffer | null): Record<string, string> {
-  if (data === null) return {};
+  // A parent created on the way to a child (`/config/users/<u>` of `…/clients/<c>`) is empty.
+  if (data === null || data.length === 0) return {};
   const r: JsonObjectReader = JsonObjectReader.parse(data, what);
   const c = r.optionalObject('config');
   // fromEntries defines own properties: a "__proto__" key stays a key.

@@ -30,11 +30,11 @@ export class SaslGate implements RequestHandler {
     private readonly logger: Logger,
   ) {}
 
-  canPipeline(frame: Buffer): boolean {
+  canPipeline(frame: Buffer, conn?: ConnectionContext): boolean {
     // A raw token is no Kafka request: the inner handler never sees it.
     if (this.session.state === 'authenticate' && this.session.rawTokens) return false;
     // Asked even before authentication: the dispatcher notes each request's arrival here.
-    const pipelinable = this.inner.canPipeline(frame);
+    const pipelinable = this.inner.canPipeline(frame, conn);
     return this.session.authenticated && pipelinable;
   }
 

@@ -259,7 +259,8 @@ test('watches: admin requests, and config notifications written by other tools',
     await seen.seen('adminRequest:reassign');
     await raw.create('/admin/preferred_replica_election', Buffer.from('{"version":1,"partitions":[]}'));
     await seen.seen('adminRequest:preferred-election');
-    // kafka-configs.sh writes the config, then a version-2 notification; clients/users are ignored.
+    // kafka-configs.sh writes the config, then a version-2 notification; client-id quota
+    // entities are reported too (the broker's quotas follow them).
     await raw.create(CONFIG_CHANGE_CREATE_PATH, encodeConfigChangeNotification('clients', 'c1'), {
       mode: 'PERSISTENT_SEQUENTIAL',
     });
@@ -268,7 +269,7 @@ test('watches: admin requests, and config notifications written by other tools',
     });
     await seen.seen('configChanged:brokers/2');
     assert.ok(!seen.calls.includes('configChanged:topics/old'), JSON.stringify(seen.calls));
-    assert.ok(!seen.calls.some((c) => c.includes('clients')), JSON.stringify(seen.calls));
+    assert.ok(seen.calls.includes('configChanged:clients/c1'), JSON.stringify(seen.calls));
 
     // A topic created by another tool (no topic id, pre-2.8 JSON) is watched and read.
     await raw.create('/brokers/topics/legacy', Buffer.from('{"version":1,"partitions":{"0":[1]}}'));
