@@ -198,16 +198,8 @@ export async function loadLog(p: LoadLogParams): Promise<{ log: UnifiedLog; repo
         if (epoch > epochs.latestEpoch) epochs.assign(epoch, base);
         // Batches without a producer id do not touch producer state (most of a plain log).
         if (base >= applyFrom && hasProducer(buf, pos)) {
-          const done = producers.apply(producerBatchOf(buf, pos, size));
-          if (done?.aborted) {
-            const { producerId, firstOffset, lastOffset } = done;
-            aborted.push({
-              producerId,
-              firstOffset,
-              lastOffset,
-              lastStableOffset: producers.lastStableOffsetAfter(done),
-            });
-          }
+          const entry = producers.abortedEntry(producers.apply(producerBatchOf(buf, pos, size)));
+          if (entry !== null) aborted.push(entry);
         }
         return true;
       });

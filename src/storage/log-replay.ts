@@ -73,16 +73,8 @@ export async function rebuildTxnIndex(
   await local.cache.with(seg.file, (fd) =>
     scanSegment(fd, 0, seg.size, { verifyCrc: false }, (buf, pos, size) => {
       if (buf.readBigInt64BE(pos) < from || !hasProducer(buf, pos)) return true;
-      const done = producers.apply(producerBatchOf(buf, pos, size));
-      if (done?.aborted) {
-        const { producerId, firstOffset, lastOffset } = done;
-        aborted.push({
-          producerId,
-          firstOffset,
-          lastOffset,
-          lastStableOffset: producers.lastStableOffsetAfter(done),
-        });
-      }
+      const entry = producers.abortedEntry(producers.apply(producerBatchOf(buf, pos, size)));
+      if (entry !== null) aborted.push(entry);
       return true;
     }),
   );

@@ -6,6 +6,7 @@
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import { type ControlMarker, ControlType } from './control-record.js';
 import type { SnapshotEntry } from './producer-snapshot.js';
+import type { AbortedTxnEntry } from './transaction-index.js';
 import type { ProducerStateView } from './types.js';
 
 /** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN. */
@@ -245,6 +246,13 @@ export class ProducerStateManager {
     let min: bigint | null = null;
     for (const first of this.#ongoing.values()) if (min === null || first < min) min = first;
     return min ?? done.lastOffset + 1n;
+  }
+
+  /** The `.txnindex` entry for a transaction that `apply` just completed, when it was aborted. */
+  abortedEntry(done: CompletedTxn | null): AbortedTxnEntry | null {
+    if (done === null || !done.aborted) return null;
+    const { producerId, firstOffset, lastOffset } = done;
+    return { producerId, firstOffset, lastOffset, lastStableOffset: this.lastStableOffsetAfter(done) };
   }
 
   /** The high watermark moved: transactions whose marker it passed become stable. */

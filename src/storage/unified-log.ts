@@ -31,7 +31,7 @@ import { isSmallLog, type LogSegment } from './log-segment.js';
 import { toKafkaError, validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
 import type { ProducerSnapshots } from './producer-snapshots.js';
-import type { CompletedTxn, ProducerStateManager, VerificationGuard } from './producer-state.js';
+import type { ProducerStateManager, VerificationGuard } from './producer-state.js';
 import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
 import {
@@ -208,20 +208,9 @@ export class UnifiedLog implements PartitionLog {
     const written = this.local.append(batch, baseOffset, lastOffset, pb.maxTimestamp, h.recordCount, (seg) =>
       this.#afterWrite(seg, aborted),
     );
-    aborted = this.#abortEntry(this.producers.apply(pb));
+    aborted = this.producers.abortedEntry(this.producers.apply(pb));
     await written;
     return { baseOffset, lastOffset, logAppendTime, logStartOffset: this.#logStartOffset };
-  }
-
-  /** The `.txnindex` entry for a transaction an abort marker just completed. */
-  #abortEntry(completed: CompletedTxn | null): AbortedTxnEntry | null {
-    if (completed === null || !completed.aborted) return null;
-    return {
-      producerId: completed.producerId,
-      firstOffset: completed.firstOffset,
-      lastOffset: completed.lastOffset,
-      lastStableOffset: this.producers.lastStableOffsetAfter(completed),
-    };
   }
 
   #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null): Promise<void> | null {
@@ -284,7 +273,7 @@ export class UnifiedLog implements PartitionLog {
           this.#afterWrite(seg, aborted),
         ),
       );
-      aborted = this.#abortEntry(this.producers.apply(producerBatchOf(buf, 0, size)));
+      aborted = this.producers.abortedEntry(this.producers.apply(producerBatchOf(buf, 0, size)));
       first ??= base;
       last = lastOffset;
       pos += size;
