@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Admin, Producer } from '../../src/client/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
-import { scaled, TestTimeoutError } from '../support/timeouts.js';
+import { setClientIdQuota } from '../broker/quota/support.js';
+import { scaled } from '../support/timeouts.js';
 import { exec } from './support/exec.js';
 
 const SCRIPT = fileURLToPath(new URL('./python/ck_throttled.py', import.meta.url));
@@ -25,19 +26,8 @@ after(async () => {
   await broker?.close();
 });
 
-async function setQuota(clientId: string, key: string, value: number): Promise<void> {
-  await admin.alterClientQuotas([
-    { entity: [{ entityType: 'client-id', name: clientId }], ops: [{ key, value }] },
-  ]);
-  const q = broker.services.quotas!;
-  const manager = key === 'producer_byte_rate' ? q.produce : q.fetch;
-  const ms = scaled(15_000);
-  const deadline = Date.now() + ms;
-  while (manager.quotaFor({ user: 'ANONYMOUS', clientId }) !== value) {
-    if (Date.now() > deadline) throw new TestTimeoutError('the quota to reach the broker', ms);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const setQuota = (clientId: string, key: 'producer_byte_rate' | 'consumer_byte_rate', value: number) =>
+  setClientIdQuota(admin, broker, clientId, key, value);
 
 interface Summary {
   throttles: number[];

@@ -11,7 +11,8 @@ import { Consumer } from '../../../src/client/consumer/index.js';
 import { Admin, type ThrottleEvent } from '../../../src/client/index.js';
 import { Producer } from '../../../src/client/producer/producer.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
-import { scaled, TestTimeoutError } from '../../support/timeouts.js';
+import { scaled } from '../../support/timeouts.js';
+import { setClientIdQuota } from './support.js';
 
 let broker: TestBroker;
 let admin: Admin;
@@ -33,25 +34,8 @@ after(async () => {
   await broker?.close();
 });
 
-async function waitFor(what: string, cond: () => boolean, ms = scaled(15_000)): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new TestTimeoutError(what, ms);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function setQuota(clientId: string, key: string, value: number | null): Promise<void> {
-  await admin.alterClientQuotas([
-    { entity: [{ entityType: 'client-id', name: clientId }], ops: [{ key, value }] },
-  ]);
-  const q = broker.services.quotas!;
-  const manager = key === 'producer_byte_rate' ? q.produce : q.fetch;
-  await waitFor('the quota to reach the broker', () => {
-    const v = manager.quotaFor({ user: 'ANONYMOUS', clientId });
-    return value === null ? v === Number.POSITIVE_INFINITY : v === value;
-  });
-}
+const setQuota = (clientId: string, key: 'producer_byte_rate' | 'consumer_byte_rate', value: number | null) =>
+  setClientIdQuota(admin, broker, clientId, key, value);
 
 const VALUE = Buffer.alloc(500, 'q');
 

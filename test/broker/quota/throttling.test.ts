@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import { Kafka, type LogEntry, logLevel } from 'kafkajs';
 import { Admin } from '../../../src/client/index.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
-import { scaled, TestTimeoutError } from '../../support/timeouts.js';
+import { scaled } from '../../support/timeouts.js';
+import { setClientIdQuota, waitFor } from './support.js';
 
 let broker: TestBroker;
 let admin: Admin;
@@ -37,25 +38,8 @@ function kafkajs(clientId: string) {
   return { kafka, throttles };
 }
 
-async function waitFor(what: string, cond: () => boolean, ms = scaled(15_000)): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new TestTimeoutError(what, ms);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function setQuota(clientId: string, key: string, value: number | null): Promise<void> {
-  await admin.alterClientQuotas([
-    { entity: [{ entityType: 'client-id', name: clientId }], ops: [{ key, value }] },
-  ]);
-  const q = broker.services.quotas!;
-  const manager = key === 'producer_byte_rate' ? q.produce : q.fetch;
-  await waitFor('the quota to reach the broker', () => {
-    const v = manager.quotaFor({ user: 'ANONYMOUS', clientId });
-    return value === null ? v === Number.POSITIVE_INFINITY : v === value;
-  });
-}
+const setQuota = (clientId: string, key: 'producer_byte_rate' | 'consumer_byte_rate', value: number | null) =>
+  setClientIdQuota(admin, broker, clientId, key, value);
 
 const RECORD = Buffer.alloc(500, 'x');
 
