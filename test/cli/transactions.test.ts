@@ -130,6 +130,23 @@ async function offsets(partition: number): Promise<{ lso: bigint; hw: bigint }> 
   }
 }
 
+/** `samsa transactions describe-producers` of TOPIC's partition, as rows. */
+const producersOf = async (partition: number) =>
+  rows(
+    (
+      await okIn(
+        runTransactions,
+        bs,
+        'transactions',
+        'describe-producers',
+        '--topic',
+        TOPIC,
+        '--partition',
+        String(partition),
+      )
+    ).stdout,
+  );
+
 test('list and describe: the abandoned transaction is Ongoing with its partition', T, async () => {
   const list = rows((await ok(bs, 'transactions', 'list')).stdout);
   assert.deepEqual(list[0], ['TransactionalId', 'Coordinator', 'ProducerId', 'TransactionState']);
@@ -187,20 +204,7 @@ test('list and describe: the abandoned transaction is Ongoing with its partition
 });
 
 test('describe-producers: the open transactions and where they start', T, async () => {
-  const out = rows(
-    (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
-        'describe-producers',
-        '--topic',
-        TOPIC,
-        '--partition',
-        '0',
-      )
-    ).stdout,
-  );
+  const out = await producersOf(0);
   assert.deepEqual(out[0], [
     'ProducerId',
     'ProducerEpoch',
@@ -314,20 +318,7 @@ test('abort by --start-offset and by producer: the last stable offset moves past
   assert.ok(p0.hw > 5n);
   // A read_committed consumer passes the aborted records (and the marker) to the end.
   assert.deepEqual(await readCommitted(0, p0.hw), ['0-0', '0-1', '0-2']);
-  const after0 = rows(
-    (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
-        'describe-producers',
-        '--topic',
-        TOPIC,
-        '--partition',
-        '0',
-      )
-    ).stdout,
-  );
+  const after0 = await producersOf(0);
   assert.ok(
     after0.slice(1).every((r) => r[5] === 'None'),
     JSON.stringify(after0),
