@@ -11,6 +11,8 @@
 
 import { connect, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Gauge, Registry } from 'prom-client';
 import { BrokerMetrics } from '../src/broker/metrics/broker-metrics.js';
 import { LogFamilies } from '../src/broker/metrics/log-families.js';
@@ -42,6 +44,11 @@ const RECORDS_PER_BATCH = 10;
 const RECORD_BYTES = 100;
 const IN_FLIGHT = 32;
 const FETCH_MAX_BYTES = 64 * 1024;
+
+// A collection forced before each timed phase: otherwise the garbage one broker's phase leaves
+// is collected during the other's, and whichever runs second pays for the first.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 /** One socket; responses are matched in order (the broker answers a connection in order). */
 class Wire {
@@ -98,7 +105,7 @@ async function createTopics(wire: Wire, topics: { name: string; partitions: numb
 }
 
 /** Seconds to send `REQUESTS` acks=1 produce requests of one 10-record batch, IN_FLIGHT at a time. */
-async function produceRound(wire: Wire, topic: string): Promise<number> {
+async function produceRound(wire: Wire, topic: string, requests = REQUESTS): Promise<number> {
   const batch = encodeRecordBatchSync(
     Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({
       value: Buffer.alloc(RECORD_BYTES, i),
@@ -114,7 +121,7 @@ async function produceRound(wire: Wire, topic: string): Promise<number> {
   const t0 = performance.now();
   let sent = 0;
   const lane = async () => {
-    while (sent < REQUESTS) {
+    while (sent < requests) {
       sent++;
       const frame = await wire.sendEncoded(request);
       // errorCode of the one partition: offset past the header, topic name and array counts.
@@ -208,33 +215,73 @@ async function overhead(): Promise<void> {
     const u = process.cpuUsage();
     return u.user + u.system;
   };
-  for (let r = 0; r < ROUNDS; r++) {
-    // Alternate which goes first, so a trend in machine load favours neither.
-    const order = r % 2 === 0 ? brokers : [...brokers].reverse();
-    const from = BigInt((r + 1) * REQUESTS * RECORDS_PER_BATCH);
+  /** Runs `phase` for each broker in `order`, each after a forced collection. */
+  const timed = async (order: [string, TestBroker][], phase: (name: string) => Promise<void>) => {
     for (const [name] of order) {
-      const c0 = cpu();
-      const s = await produceRound(wires.get(name)!, 'bench');
-      produceCpu.get(name)!.push((cpu() - c0) / (REQUESTS * RECORDS_PER_BATCH));
-      produced.get(name)!.push((REQUESTS * RECORDS_PER_BATCH) / s);
+      collectGarbage();
+      await phase(name);
     }
-    for (const [name] of order) {
+  };
+  // The warm-up round left REQUESTS batches in each log.
+  const logEnd = new Map(brokers.map(([name]) => [name, BigInt(REQUESTS * RECORDS_PER_BATCH)]));
+  for (let r = 0; r < ROUNDS; r++) {
+    // ABBA within a round, BAAB in the next: a trend in machine load or an order effect (JIT,
+    // caches, the log growing) lands on both brokers alike.
+    const [a, b] = r % 2 === 0 ? brokers : [brokers[1]!, brokers[0]!];
+    const order: [string, TestBroker][] = [a, b, b, a];
+    const perPhase = (REQUESTS * RECORDS_PER_BATCH) / 2;
+    const firstOffset = new Map<string, bigint>();
+    const produceCpuSum = new Map<string, number>();
+    const produceSeconds = new Map<string, number>();
+    await timed(order, async (name) => {
+      const wire = wires.get(name)!;
+      if (!firstOffset.has(name)) firstOffset.set(name, logEnd.get(name)!);
       const c0 = cpu();
-      const f = await fetchRound(wires.get(name)!, 'bench', from);
-      fetchCpu.get(name)!.push((cpu() - c0) / (f.bytes / 1e6));
-      fetched.get(name)!.push(f.bytes / 1e6 / f.seconds);
+      const s = await produceRound(wire, 'bench', REQUESTS / 2);
+      logEnd.set(name, logEnd.get(name)! + BigInt(perPhase));
+      produceCpuSum.set(name, (produceCpuSum.get(name) ?? 0) + (cpu() - c0));
+      produceSeconds.set(name, (produceSeconds.get(name) ?? 0) + s);
+    });
+    for (const [name] of brokers) {
+      produceCpu.get(name)!.push(produceCpuSum.get(name)! / (2 * perPhase));
+      produced.get(name)!.push((2 * perPhase) / produceSeconds.get(name)!);
+    }
+    const fetchCpuSum = new Map<string, number>();
+    const fetchSeconds = new Map<string, number>();
+    const fetchBytes = new Map<string, number>();
+    await timed(order, async (name) => {
+      const c0 = cpu();
+      const f = await fetchRound(wires.get(name)!, 'bench', firstOffset.get(name)!);
+      fetchCpuSum.set(name, (fetchCpuSum.get(name) ?? 0) + (cpu() - c0));
+      fetchSeconds.set(name, (fetchSeconds.get(name) ?? 0) + f.seconds);
+      fetchBytes.set(name, (fetchBytes.get(name) ?? 0) + f.bytes);
+    });
+    for (const [name] of brokers) {
+      const mb = fetchBytes.get(name)! / 1e6;
+      fetchCpu.get(name)!.push(fetchCpuSum.get(name)! / mb);
+      fetched.get(name)!.push(mb / fetchSeconds.get(name)!);
     }
   }
+  /** Geometric mean of the per-round on/off ratios: each round compares the two under the same load. */
+  const pairedRatio = (m: Map<string, number[]>) => {
+    const on = m.get('on')!;
+    const logs = m.get('off')!.map((off, i) => Math.log(on[i]! / off));
+    return Math.exp(logs.reduce((x, y) => x + y, 0) / logs.length);
+  };
   const row = (what: string, unit: string, m: Map<string, number[]>, d: number) => {
     const off = median(m.get('off')!);
     const on = median(m.get('on')!);
-    console.log(`| ${what} | ${fmt(off, d)} ${unit} | ${fmt(on, d)} ${unit} | ${fmt(on / off, 3)} |`);
+    console.log(
+      `| ${what} | ${fmt(off, d)} ${unit} | ${fmt(on, d)} ${unit} | ${fmt(on / off, 3)} | ${fmt(pairedRatio(m), 3)} |`,
+    );
   };
   console.log(
-    `rounds: ${ROUNDS}, produce: ${REQUESTS} requests × ${RECORDS_PER_BATCH} records × ${RECORD_BYTES} B, ${IN_FLIGHT} in flight; fetch: the whole log, ${FETCH_MAX_BYTES / 1024} KiB per request\n`,
+    `rounds: ${ROUNDS}, produce: ${REQUESTS} requests × ${RECORDS_PER_BATCH} records × ${RECORD_BYTES} B, ${IN_FLIGHT} in flight; each broker in ABBA order, a forced GC before each phase; fetch: the round's records, twice, ${FETCH_MAX_BYTES / 1024} KiB per request\n`,
   );
-  console.log('| scenario (median of rounds) | metrics off | metrics on | on / off |');
-  console.log('| --- | --- | --- | --- |');
+  console.log(
+    '| scenario (median of rounds) | metrics off | metrics on | on / off | on / off, per round (geometric mean) |',
+  );
+  console.log('| --- | --- | --- | --- | --- |');
   row('produce, acks=1: throughput', 'records/s', produced, 0);
   row('produce, acks=1: process CPU', 'µs/record', produceCpu, 3);
   row("fetch of the round's records: throughput", 'MB/s', fetched, 1);

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
+import { spawnSync } from 'node:child_process';
 // Runs every test file under test/ with Node's own test runner, TypeScript loaded through tsx.
 // Node 20's runner neither expands globs nor finds .ts files by itself, so we list them here.
 // Usage: node tools/run-tests.mjs [substring-filter ...]
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 
 function find(dir) {
   const out = [];
@@ -44,6 +44,14 @@ const r = spawnSync(
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${testTimeoutMs}`,
     '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    // SAMSA_TEST_TIMINGS=FILE also writes each file's time there, slowest first.
+    ...(process.env.SAMSA_TEST_TIMINGS
+      ? [
+          '--test-reporter=./tools/file-timings.mjs',
+          `--test-reporter-destination=${process.env.SAMSA_TEST_TIMINGS}`,
+        ]
+      : []),
     ...files,
   ],
   { stdio: 'inherit' },
