@@ -3,26 +3,39 @@
 // playwright-core:
 //
 // 1. Topics page, time to first render: from navigation start to the table's last row present
-//    (in-page performance.now(), polled every animation frame; the page shows 100 rows at a time,
-//    searched, sorted and counted over all topics, so: its 100th row and the count of all), with
-//    --topics topics (default 10,000; created by CreateTopics calls of 500), against the same page
-//    with --base-topics (100) measured in the same run first. The JSON API's own time (GET /api/topics) is shown apart.
-// 2. Message browser seek latency on one large partition (--records, default 10,000,000 records
+//    (in-page performance.now(), polled every animation frame; the server sends a page of 100
+//    rows, searched, sorted and counted over all topics: so, its 100th row and the count of all),
+//    with --topics topics (default 10,000; created by CreateTopics calls of 500), against the
+//    same page with --base-topics (100) measured in the same run first. The page is measured with
+//    the console's cache cold (its TTL passed: Metadata, DescribeLogDirs and the page's offsets
+//    asked anew) and warm; GET /api/topics (the page's first request) is timed apart, cold
+//    (`fresh=1`) and warm.
+//    --baseline-src DIR serves a second console from another checkout's `src/` (DIR holds src/
+//    and a node_modules; e.g. `git archive HEAD src package.json | tar -x -C DIR`) and measures
+//    it interleaved with this one, load by load: before/after in the same run.
+// 2. One live sample at 10,000 partitions (what the console does every refresh while a page is
+//    open: Metadata, DescribeCluster, ListOffsets and DescribeLogDirs per broker, the groups):
+//    wall time and this process's CPU time, median of --samples.
+// 3. Message browser seek latency on one large partition (--records, default 10,000,000 records
 //    of 16 B made by our producer at 1 MiB batches, within --produce-budget-s; fewer if the budget
-//    runs out, and the table says so): GET /api/topics/T/messages by offset and by timestamp at
-//    random places, 50 records each, against the same seeks on a 10,000-record partition. The
-//    seek finds its place with the offset index (Fetch) or the time index (ListOffsets), so the
-//    ratio is ~1 and `scanned` equals the records shown: nothing is read before the place.
+//    runs out, and the table says so; 0 skips this part): GET /api/topics/T/messages by offset
+//    and by timestamp at random places, 50 records each, against the same seeks on a
+//    10,000-record partition. The seek finds its place with the offset index (Fetch) or the time
+//    index (ListOffsets), so the ratio is ~1 and `scanned` equals the records shown: nothing is
+//    read before the place.
 //
-//   npx tsx bench/console.ts [--topics N] [--base-topics N] [--records N] [--produce-budget-s S] [--seeks N]
+//   npx tsx bench/console.ts [--topics N] [--base-topics N] [--records N] [--produce-budget-s S]
+//                            [--seeks N] [--renders N] [--samples N] [--baseline-src DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { Admin, Producer } from '../src/client/index.js';
-import { serveConsole } from '../src/console/index.js';
+import { type ConsoleServer, serveConsole } from '../src/console/index.js';
+import { CACHE_TTL_MS, viewerSettings } from '../src/console/server.js';
+import { Viewer } from '../src/console/viewer.js';
 import { benchDir, table } from './storage-util.js';
 
 const { values } = parseArgs({
@@ -33,6 +46,8 @@ const { values } = parseArgs({
     'produce-budget-s': { type: 'string', default: '150' },
     seeks: { type: 'string', default: '20' },
     renders: { type: 'string', default: '5' },
+    samples: { type: 'string', default: '5' },
+    'baseline-src': { type: 'string' },
   },
 });
 const TOPICS = Number(values.topics);
@@ -41,6 +56,7 @@ const RECORDS = Number(values.records);
 const BUDGET_MS = Number(values['produce-budget-s']) * 1000;
 const SEEKS = Number(values.seeks);
 const RENDERS = Number(values.renders);
+const SAMPLES = Number(values.samples);
 const CHROMIUM = process.env.SAMSA_CHROMIUM ?? '/usr/bin/chromium';
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
@@ -80,6 +96,9 @@ async function startBroker(dataDir: string): Promise<{ child: ChildProcess; boot
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** --records 0: the seek part is left out. */
+class SkipSeeks extends Error {}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (xs: number[], p: number) =>
@@ -164,7 +183,17 @@ async function seekLatencies(url: string, topic: string, n: number, t0: number, 
 const { dir, cleanup } = benchDir('console');
 const { child, bootstrap } = await startBroker(join(dir, 'broker'));
 const admin = new Admin({ bootstrapServers: bootstrap, requestTimeoutMs: 120_000 });
-const server = await serveConsole({ client: { bootstrapServers: bootstrap }, port: 0, refreshMs: 60_000 });
+// No sampling but the first (and the one a page's event stream asks for): the pages are measured
+// without a sample running beside them.
+const quiet = { client: { bootstrapServers: bootstrap }, port: 0, refreshMs: 600_000, idleRefreshMs: 0 };
+const server = await serveConsole(quiet);
+let before: ConsoleServer | null = null;
+if (values['baseline-src'] !== undefined) {
+  const mod = (await import(
+    pathToFileURL(join(values['baseline-src'], 'src/console/index.ts')).href
+  )) as typeof import('../src/console/index.js');
+  before = await mod.serveConsole(quiet);
+}
 if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}`);
 const browser = await chromium.launch({ executablePath: CHROMIUM });
 try {
@@ -174,31 +203,58 @@ try {
     await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
   ).newPage();
   page.setDefaultTimeout(120_000);
-  const render = async (count: number) => {
-    const api: number[] = [];
-    const shown: number[] = [];
-    for (let i = 0; i < RENDERS; i++) {
-      const s = performance.now();
-      const r = await fetch(`${server.url}api/topics`);
-      const rows = (await r.json()) as unknown[];
-      api.push(performance.now() - s);
-      if (rows.length < count) throw new Error(`${rows.length} topics listed, ${count} expected`);
-      await page.goto('about:blank');
-      await page.goto(`${server.url}#/topics`);
-      // The page shows 100 rows at a time, sorted and counted over every topic: done when the
-      // first page's last row and the count of all topics are on screen.
-      const lastRow = Math.min(100, count);
-      const total = count.toLocaleString('en-US');
-      await page.waitForFunction(
-        `document.querySelectorAll('main table tbody tr').length >= ${lastRow} &&
-         document.querySelector('[data-testid="topic-count"]')?.textContent.includes('of ${total} topics')`,
-        undefined,
-        { polling: 'raf', timeout: 120_000 },
-      );
-      shown.push((await page.evaluate(() => performance.now())) as number);
-    }
-    return { api, shown };
+  const timed = async (url: string) => {
+    const s = performance.now();
+    const r = await fetch(url);
+    const body = (await r.json()) as unknown[] | { total: number };
+    if (r.status !== 200) throw new Error(`${url}: ${JSON.stringify(body)}`);
+    return { ms: performance.now() - s, total: Array.isArray(body) ? body.length : body.total };
   };
+  const firstRender = async (url: string, count: number) => {
+    await page.goto('about:blank');
+    await page.goto(`${url}#/topics`);
+    // The page shows 100 rows at a time, sorted and counted over every topic: done when the
+    // first page's last row and the count of all topics are on screen.
+    const lastRow = Math.min(100, count);
+    const total = count.toLocaleString('en-US');
+    await page.waitForFunction(
+      `document.querySelectorAll('main table tbody tr').length >= ${lastRow} &&
+       document.querySelector('[data-testid="topic-count"]')?.textContent.includes('of ${total} topics')`,
+      undefined,
+      { polling: 'raf', timeout: 120_000 },
+    );
+    return (await page.evaluate(() => performance.now())) as number;
+  };
+  interface Loads {
+    apiCold: number[];
+    apiWarm: number[];
+    pageCold: number[];
+    pageWarm: number[];
+    beforeApi: number[];
+    beforePage: number[];
+  }
+  const render = async (count: number): Promise<Loads> => {
+    const l: Loads = { apiCold: [], apiWarm: [], pageCold: [], pageWarm: [], beforeApi: [], beforePage: [] };
+    for (let i = 0; i < RENDERS; i++) {
+      if (before !== null) {
+        const b = await timed(`${before.url}api/topics`);
+        if (b.total < count) throw new Error(`${b.total} topics listed, ${count} expected`);
+        l.beforeApi.push(b.ms);
+        l.beforePage.push(await firstRender(before.url, count));
+      }
+      // Cold: the cache's TTL has passed since this console last read the cluster.
+      await new Promise((r) => setTimeout(r, CACHE_TTL_MS + 500));
+      l.pageCold.push(await firstRender(server.url, count));
+      const cold = await timed(`${server.url}api/topics?fresh=1`);
+      if (cold.total < count) throw new Error(`${cold.total} topics listed, ${count} expected`);
+      l.apiCold.push(cold.ms);
+      l.apiWarm.push((await timed(`${server.url}api/topics`)).ms);
+      l.pageWarm.push(await firstRender(server.url, count));
+    }
+    return l;
+  };
+  const spread = (xs: number[]) =>
+    xs.length === 0 ? '–' : `${ms(median(xs))} ms (${ms(Math.min(...xs))}–${ms(Math.max(...xs))})`;
   const baseCreate = await createTopics(admin, 0, BASE_TOPICS);
   const base = await render(BASE_TOPICS);
   const bigCreate = await createTopics(admin, BASE_TOPICS, TOPICS);
@@ -206,27 +262,71 @@ try {
   console.log(
     `\nTopics page, time to first render (navigation start → last row present), ${RENDERS} loads each, median (min–max):\n`,
   );
+  const rows: (string | number)[][] = [];
+  for (const [n, created, l] of [
+    [BASE_TOPICS, `${(baseCreate / 1000).toFixed(1)} s`, base],
+    [TOPICS, `${(bigCreate / 1000).toFixed(1)} s (+${TOPICS - BASE_TOPICS})`, big],
+  ] as const) {
+    if (before !== null)
+      rows.push([n, created, 'before (--baseline-src)', spread(l.beforeApi), '–', spread(l.beforePage), '–']);
+    rows.push([
+      n,
+      created,
+      'this checkout',
+      spread(l.apiCold),
+      spread(l.apiWarm),
+      spread(l.pageCold),
+      spread(l.pageWarm),
+    ]);
+  }
   console.log(
     table(
-      ['topics', 'created in', 'GET /api/topics', 'first render (last row)', 'ratio to the base'],
       [
-        [
-          BASE_TOPICS,
-          `${(baseCreate / 1000).toFixed(1)} s`,
-          `${ms(median(base.api))} ms`,
-          `${ms(median(base.shown))} ms (${ms(Math.min(...base.shown))}–${ms(Math.max(...base.shown))})`,
-          '1',
-        ],
-        [
-          TOPICS,
-          `${(bigCreate / 1000).toFixed(1)} s (+${TOPICS - BASE_TOPICS})`,
-          `${ms(median(big.api))} ms`,
-          `${ms(median(big.shown))} ms (${ms(Math.min(...big.shown))}–${ms(Math.max(...big.shown))})`,
-          `${(median(big.shown) / median(base.shown)).toFixed(1)}×`,
-        ],
+        'topics',
+        'created in',
+        'console',
+        'GET /api/topics, cold',
+        'warm',
+        'first render, cold cache',
+        'warm cache',
       ],
+      rows,
     ),
   );
+  const ratio = (a: number[], b: number[]) =>
+    a.length && b.length ? `${(median(a) / median(b)).toFixed(2)}×` : '–';
+  console.log(
+    `\nratio ${TOPICS} / ${BASE_TOPICS} topics, first render with a cold cache: ${ratio(big.pageCold, base.pageCold)}` +
+      (before !== null
+        ? `; this checkout / before at ${TOPICS} topics: API ${ratio(big.apiCold, big.beforeApi)}, first render ${ratio(big.pageCold, big.beforePage)}`
+        : ''),
+  );
+
+  // 2. One live sample at this many partitions.
+  const viewer = new Viewer(
+    { bootstrapServers: bootstrap },
+    viewerSettings({ client: { bootstrapServers: bootstrap } }),
+    null,
+  );
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < SAMPLES + 1; i++) {
+    const c0 = process.cpuUsage();
+    const s = performance.now();
+    await viewer.live.sample();
+    const took = performance.now() - s;
+    const c = process.cpuUsage(c0);
+    if (i > 0) {
+      // the first sample also connects and learns the metadata of every topic
+      wall.push(took);
+      cpu.push((c.user + c.system) / 1000);
+    }
+  }
+  await viewer.close();
+  console.log(
+    `\nOne live sample at ${TOPICS} partitions (Metadata, DescribeCluster, ListOffsets and DescribeLogDirs per broker, groups), ${SAMPLES} samples: wall ${spread(wall)}, console CPU ${spread(cpu)}`,
+  );
+  if (RECORDS === 0) throw new SkipSeeks();
 
   // 2. Message browser seeks.
   const t0 = Date.now() - RECORDS - 3_600_000;
@@ -266,9 +366,12 @@ try {
   console.log(
     `\nratio large/small: by offset ${(median(b.byOffset) / median(s.byOffset)).toFixed(2)}×, by timestamp ${(median(b.byTime) / median(s.byTime)).toFixed(2)}×`,
   );
+} catch (e) {
+  if (!(e instanceof SkipSeeks)) throw e;
 } finally {
   await browser.close();
   await server.close();
+  await before?.close();
   await admin.close();
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
+import { REPO } from './support/repo.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = REPO;
 const SRC = join(ROOT, 'src');
 
 /** Layer → the other layers it may import (its own files are always allowed). */

@@ -2,8 +2,10 @@
 import { spawnSync } from 'node:child_process';
 // Runs every test file under test/ with Node's own test runner, TypeScript loaded through tsx.
 // Node 20's runner neither expands globs nor finds .ts files by itself, so we list them here.
-// Usage: node tools/run-tests.mjs [substring-filter ...]
-import { readdirSync, statSync } from 'node:fs';
+// Usage: node tools/run-tests.mjs [--compiled] [substring-filter ...]
+// --compiled runs the tsc output under dist/ (build first: `npm test` does) instead of the sources
+// through tsx: a test process then loads plain JavaScript, about 2 s less CPU per file here.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function find(dir) {
@@ -16,12 +18,20 @@ function find(dir) {
   return out;
 }
 
-const filters = process.argv.slice(2);
-const files = find('test')
+const args = process.argv.slice(2);
+const compiled = args.includes('--compiled');
+const filters = args.filter((a) => a !== '--compiled');
+const sources = find('test')
   .sort()
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
-if (files.length === 0) {
+if (sources.length === 0) {
   console.error('no test files matched');
+  process.exit(1);
+}
+const files = compiled ? sources.map((f) => join('dist', f.replace(/\.ts$/, '.js'))) : sources;
+const unbuilt = files.filter((f) => !existsSync(f));
+if (unbuilt.length > 0) {
+  console.error(`not built: ${unbuilt[0]} (run \`npm run build\` first)`);
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
@@ -38,8 +48,7 @@ const testTimeoutMs = process.env.TEST_TIMEOUT_MS ?? String(Math.round(900_000 *
 const r = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    ...(compiled ? ['--enable-source-maps'] : ['--import', 'tsx']),
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${testTimeoutMs}`,

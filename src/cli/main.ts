@@ -19,6 +19,7 @@ Commands:
   log-dirs  log directories and partition sizes per broker (samsa log-dirs --help)
   acls      add, remove, list ACLs (samsa acls --help)
   transactions  list, describe, find hanging, abort transactions (samsa transactions --help)
+  fan-out   copy a topic into one with more partitions, exactly once (samsa fan-out --help)
   console   serve the web console for a cluster (samsa console --help)
   perf      benchmarks: samsa perf produce --help, samsa perf consume --help
   zookeeper run a ZooKeeper server for a broker cluster (samsa zookeeper --help)
@@ -38,6 +39,7 @@ const COMMANDS = [
   'log-dirs',
   'acls',
   'transactions',
+  'fan-out',
   'console',
   'perf',
   'zookeeper',
@@ -78,6 +80,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./commands/acls.js')).runAcls(rest);
     case 'transactions':
       return (await import('./commands/transactions.js')).runTransactions(rest);
+    case 'fan-out':
+      return (await import('./commands/fan-out.js')).runFanOut(rest);
     case undefined:
     case 'help':
     case '--help':

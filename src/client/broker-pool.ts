@@ -1,6 +1,6 @@
 // All broker links of one client: the bootstrap servers (until metadata names the real brokers)
 // and one link per broker id. A link is replaced when metadata moves a broker id to a new address.
-import { BrokerLink } from '../net/broker-link.js';
+import { BrokerLink, type FinalizedFeatures, NO_FINALIZED_FEATURES } from '../net/broker-link.js';
 import type { ResolvedClientOptions } from './config.js';
 import { ClientClosedError, ConnectionError, KafkaResponseError } from './errors.js';
 
@@ -17,6 +17,7 @@ export class BrokerPool {
   #links = new Map<number, BrokerLink>();
   #brokers = new Map<number, BrokerAddress>();
   #closed = false;
+  #features: FinalizedFeatures = NO_FINALIZED_FEATURES;
 
   constructor(options: ResolvedClientOptions) {
     this.options = options;
@@ -34,6 +35,19 @@ export class BrokerPool {
 
   broker(nodeId: number): BrokerAddress | undefined {
     return this.#brokers.get(nodeId);
+  }
+
+  /**
+   * The finalized features of the highest epoch any broker reported so far (Java's
+   * ApiVersions.getFinalizedFeaturesInfo): a broker that has not caught up with a change does
+   * not undo it, and a closed link does not forget it.
+   */
+  finalizedFeatures(): FinalizedFeatures {
+    for (const l of [...this.#links.values(), ...this.#bootstrap]) {
+      const f = l.finalizedFeatures;
+      if (f.epoch > this.#features.epoch) this.#features = f;
+    }
+    return this.#features;
   }
 
   /** Installs the broker list from a Metadata response. */

@@ -86,6 +86,31 @@ export type { NodeRequestMetrics } from './metrics/client-metrics.js';
 export type { ConsumerMetricsSnapshot, PartitionLagMetrics } from './metrics/consumer-metrics.js';
 export type { ProducerMetricsSnapshot } from './metrics/producer-metrics.js';
 export {
+  DEFAULT_DELAY_LEVELS_MS,
+  DELAY_PARTITION_HEADER,
+  DELAY_TOPIC_HEADER,
+  DELAY_UNTIL_HEADER,
+  DELIVER_AT_HEADER,
+  type DelayLevel,
+  DelayQueue,
+  type DelayQueueOptions,
+  type DeliveryTime,
+} from './patterns/delay-queue.js';
+export {
+  DelayScheduler,
+  type DelaySchedulerOptions,
+  type DelaySchedulerStats,
+  startDelayScheduler,
+} from './patterns/delay-scheduler.js';
+export {
+  FanOut,
+  type FanOutInfo,
+  type FanOutPartitionProgress,
+  type FanOutProgress,
+  fanOut,
+} from './patterns/fan-out.js';
+export type { FanOutOptions, KeylessSpread } from './patterns/fan-out-options.js';
+export {
   OrderedParallelConsumer,
   type OrderedParallelStats,
 } from './patterns/ordered-parallel-consumer.js';
@@ -96,6 +121,8 @@ export {
   RecordProcessingError,
   type RetryOptions,
 } from './patterns/ordered-parallel-options.js';
+export { TopicSetupError } from './patterns/pattern-topics.js';
+export { FencedError } from './patterns/transactional-hand-off.js';
 export type { HeaderValue, RecordHeaders } from './producer/batch-builder.js';
 export type { PartitionerContext, PartitionerFn, PartitionerOption } from './producer/partitioner.js';
 export {

@@ -25,7 +25,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-/** Kafka's errors keep their name (UNKNOWN_TOPIC_OR_PARTITION → 404, TOPIC_ALREADY_EXISTS → 409). */
+/**
+ * Kafka's errors keep their name (UNKNOWN_TOPIC_OR_PARTITION → 404, TOPIC_ALREADY_EXISTS → 409,
+ * TOPIC_AUTHORIZATION_FAILED and the other ACL refusals → 403).
+ */
 export function sendError(res: ServerResponse, e: unknown): void {
   if (e instanceof ApiError) sendJson(res, e.status, { error: e.message });
   else if (e instanceof KafkaResponseError) {
@@ -36,14 +39,19 @@ export function sendError(res: ServerResponse, e: unknown): void {
           ? 409
           : e.code.startsWith('INVALID_') || e.code === 'POLICY_VIOLATION'
             ? 400
-            : 502;
+            : e.code.endsWith('_AUTHORIZATION_FAILED')
+              ? 403
+              : 502;
     sendJson(res, status, { error: e.message, code: e.code });
   } else if (e instanceof KafkaClientError) sendJson(res, 502, { error: e.message, code: e.code });
   else sendJson(res, 500, { error: e instanceof Error ? e.message : String(e) });
 }
 
 /** The JSON body of a write; anything but `application/json` is refused (cross-site forms can't send it). */
-export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit = MAX_BODY_BYTES,
+): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     throw new ApiError(415, 'writes take a JSON body (Content-Type: application/json)');
@@ -51,7 +59,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, `request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > limit) throw new ApiError(413, `request body over ${limit} bytes`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

@@ -9,6 +9,9 @@ export {
   type ConsoleSettings,
   type ConsoleUser,
   consoleSettingsFrom,
+  parseSaslMechanisms,
   readUsersFile,
+  SASL_LOGIN_MECHANISMS,
+  type SaslLoginOptions,
 } from './options.js';
 export { type ConsoleHandle, type ConsoleServer, createConsole, serveConsole } from './server.js';

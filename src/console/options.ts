@@ -1,12 +1,26 @@
-// What the console is told: the cluster to reach (client options), read-only mode, the login,
-// how often it samples the cluster. `consoleSettingsFrom` reads the `console.*` keys of a broker's
+// What the console is told: the cluster to reach (client options), read-only mode, the login
+// (basic auth from config, or each user's own SASL credentials checked against the cluster), how
+// often it samples the cluster. `consoleSettingsFrom` reads the `console.*` keys of a broker's
 // server.properties for `samsa start`; `samsa console` builds the same object from its flags.
 import { readFileSync } from 'node:fs';
-import type { ClientOptions } from '../client/index.js';
+import type { ClientOptions, ClientSaslMechanism } from '../client/index.js';
 
 export interface ConsoleUser {
   readonly user: string;
   readonly password: string;
+}
+
+export const SASL_LOGIN_MECHANISMS: readonly ClientSaslMechanism[] = [
+  'SCRAM-SHA-256',
+  'SCRAM-SHA-512',
+  'PLAIN',
+];
+
+export interface SaslLoginOptions {
+  /** Mechanisms the login page offers (the first is the default); the cluster must enable them. */
+  readonly mechanisms: readonly ClientSaslMechanism[];
+  /** A session ends this long after its login (ms). */
+  readonly sessionTimeoutMs?: number;
 }
 
 export interface ConsoleOptions {
@@ -16,8 +30,18 @@ export interface ConsoleOptions {
   readonly readOnly?: boolean;
   /** Basic-auth users; empty or absent = no login. */
   readonly users?: readonly ConsoleUser[];
-  /** How often group lag is sampled for the history chart and pushed to open pages (ms). */
+  /**
+   * Log in with SASL credentials: the console authenticates a client connection with them and
+   * then acts as that user (the cluster's ACLs decide what each user sees and does). Exclusive
+   * with `users`.
+   */
+  readonly saslLogin?: SaslLoginOptions;
+  /** How often the console samples the cluster (lag, throughput) while a page is open (ms). */
   readonly refreshMs?: number;
+  /** How often it samples while no page is open (ms); 0 = not at all. */
+  readonly idleRefreshMs?: number;
+  /** The sliding window throughput rates average over (ms). */
+  readonly throughputWindowMs?: number;
   /** Lag samples kept per group. */
   readonly historySize?: number;
 }
@@ -29,14 +53,21 @@ export const CONSOLE_KEYS = [
   'console.auth.user',
   'console.auth.password',
   'console.auth.file',
+  'console.auth.sasl.mechanisms',
+  'console.auth.session.timeout.ms',
   'console.refresh.ms',
+  'console.idle.refresh.ms',
+  'console.throughput.window.ms',
 ] as const;
 
 export interface ConsoleSettings {
   readonly enabled: boolean;
   readonly readOnly: boolean;
   readonly users: ConsoleUser[];
+  readonly saslLogin: SaslLoginOptions | undefined;
   readonly refreshMs: number | undefined;
+  readonly idleRefreshMs: number | undefined;
+  readonly throughputWindowMs: number | undefined;
 }
 
 export class ConsoleConfigError extends Error {
@@ -48,6 +79,27 @@ function bool(props: ReadonlyMap<string, string>, key: string, dflt: boolean): b
   if (v === undefined || v === '') return dflt;
   if (v === 'true' || v === 'false') return v === 'true';
   throw new ConsoleConfigError(`${key} must be true or false, got ${JSON.stringify(props.get(key))}`);
+}
+
+function millis(props: ReadonlyMap<string, string>, key: string, min: number): number | undefined {
+  const v = props.get(key);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v.trim()))
+    throw new ConsoleConfigError(`${key} must be a number of milliseconds, got ${JSON.stringify(v)}`);
+  return Math.max(min, Number(v));
+}
+
+/** `SCRAM-SHA-256,PLAIN` → the mechanisms, each one the client speaks, no repeats. */
+export function parseSaslMechanisms(text: string, what: string): ClientSaslMechanism[] {
+  const list = text
+    .split(',')
+    .map((m) => m.trim().toUpperCase())
+    .filter((m) => m !== '');
+  if (list.length === 0) throw new ConsoleConfigError(`${what} names no SASL mechanism`);
+  for (const m of list)
+    if (!(SASL_LOGIN_MECHANISMS as readonly string[]).includes(m))
+      throw new ConsoleConfigError(`${what}: ${m} is not one of ${SASL_LOGIN_MECHANISMS.join(', ')}`);
+  return [...new Set(list)] as ClientSaslMechanism[];
 }
 
 /** Reads `console.*` keys; an unknown `console.` key is an error (a typo must not open a login). */
@@ -62,14 +114,28 @@ export function consoleSettingsFrom(props: ReadonlyMap<string, string>): Console
   const users: ConsoleUser[] = user !== undefined ? [{ user, password: password! }] : [];
   const file = props.get('console.auth.file');
   if (file !== undefined) users.push(...readUsersFile(file));
-  const refresh = props.get('console.refresh.ms');
-  if (refresh !== undefined && !/^\d+$/.test(refresh.trim()))
-    throw new ConsoleConfigError(`console.refresh.ms must be a number of milliseconds, got ${refresh}`);
+  const mechanisms = props.get('console.auth.sasl.mechanisms');
+  const sessionTimeoutMs = millis(props, 'console.auth.session.timeout.ms', 1000);
+  if (mechanisms !== undefined && users.length > 0)
+    throw new ConsoleConfigError(
+      'console.auth.sasl.mechanisms (log in with SASL credentials) and console.auth.user/console.auth.file (basic auth) exclude each other',
+    );
+  if (mechanisms === undefined && sessionTimeoutMs !== undefined)
+    throw new ConsoleConfigError('console.auth.session.timeout.ms needs console.auth.sasl.mechanisms');
   return {
     enabled: bool(props, 'console.enable', true),
     readOnly: bool(props, 'console.read.only', false),
     users,
-    refreshMs: refresh === undefined ? undefined : Math.max(250, Number(refresh)),
+    saslLogin:
+      mechanisms === undefined
+        ? undefined
+        : {
+            mechanisms: parseSaslMechanisms(mechanisms, 'console.auth.sasl.mechanisms'),
+            ...(sessionTimeoutMs !== undefined ? { sessionTimeoutMs } : {}),
+          },
+    refreshMs: millis(props, 'console.refresh.ms', 250),
+    idleRefreshMs: millis(props, 'console.idle.refresh.ms', 0),
+    throughputWindowMs: millis(props, 'console.throughput.window.ms', 1000),
   };
 }
 

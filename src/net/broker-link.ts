@@ -86,6 +86,14 @@ export interface RequestOptions {
   expectResponse?: boolean;
 }
 
+/** Kafka's finalized features (ApiVersions v3+): feature name → level; epoch -1 = none reported. */
+export interface FinalizedFeatures {
+  readonly epoch: bigint;
+  readonly levels: ReadonlyMap<string, number>;
+}
+
+export const NO_FINALIZED_FEATURES: FinalizedFeatures = Object.freeze({ epoch: -1n, levels: new Map() });
+
 export const CLIENT_SOFTWARE_NAME = 'samsa';
 export const CLIENT_SOFTWARE_VERSION = '0.1.0';
 /** ApiVersions version tried first; a broker that lacks it answers v0 with its own maximum. */
@@ -180,6 +188,7 @@ export class BrokerLink {
   #conn: Connection | null = null;
   #ready: Promise<Connection> | null = null;
   #versions = new Map<number, { min: number; max: number }>();
+  #features: FinalizedFeatures = NO_FINALIZED_FEATURES;
   #failures = 0;
   #nextAttemptAt = 0;
   #closed = false;
@@ -211,6 +220,11 @@ export class BrokerLink {
   /** Until when the broker throttles this client (ms since the epoch; past = not throttled). */
   get throttledUntil(): number {
     return this.#throttledUntil;
+  }
+
+  /** The finalized features of the broker's last ApiVersions answer (KIP-584). */
+  get finalizedFeatures(): FinalizedFeatures {
+    return this.#features;
   }
 
   /** Broker's [min, max] for an API key, once connected; undefined if it does not offer it. */
@@ -392,5 +406,9 @@ export class BrokerLink {
       throw new KafkaResponseError(res.errorCode, `ApiVersions from ${this.host}:${this.port}`);
     this.#versions.clear();
     for (const k of res.apiKeys) this.#versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
+    this.#features = {
+      epoch: res.finalizedFeaturesEpoch,
+      levels: new Map(res.finalizedFeatures.map((f) => [f.name, f.maxVersionLevel])),
+    };
   }
 }

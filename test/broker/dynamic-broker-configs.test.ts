@@ -9,7 +9,6 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ConfigSource } from '../../src/broker/config/config-def.js';
 import {
   DYNAMIC_BROKER_KEYS,
@@ -25,10 +24,12 @@ import { describeConfigsApi } from '../../src/protocol/messages/generated/descri
 import { incrementalAlterConfigsApi } from '../../src/protocol/messages/generated/incremental-alter-configs.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { exec } from '../interop/support/exec.js';
+import { repoFile } from '../support/repo.js';
+import { scaled } from '../support/timeouts.js';
 import { RawClient } from './support/raw-client.js';
 
 const BROKER = 4;
-const PY_SCRIPT = fileURLToPath(new URL('./python/kafka_python_broker_configs.py', import.meta.url));
+const PY_SCRIPT = repoFile('test/broker/python/kafka_python_broker_configs.py');
 let broker: TestBroker;
 let raw: RawClient;
 let id: string;
@@ -217,7 +218,9 @@ test('accepted values are stored, described with their dynamic source, and log k
   }
 });
 
-test('kafka-python 2.0.2 sees the same classification and answers', { timeout: 300_000 }, async () => {
+test('kafka-python 2.0.2 sees the same classification and answers', {
+  timeout: scaled(300_000),
+}, async () => {
   const readOnly = [...DESCRIBED_BROKER_CONFIGS.keys()].filter((k) => dynamicMode(k) === null);
   const perBroker = Object.fromEntries(
     [...DYNAMIC_BROKER_KEYS]

@@ -10,6 +10,7 @@ import { decodeResponse, encodeRequest } from '../../src/protocol/messages/frame
 import { produceApi } from '../../src/protocol/messages/generated/produce.js';
 import { decodeLegacyMessageSet, encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { repoFile } from '../support/repo.js';
 import { entry, k, produceLegacy, storedHeaders, wrapper } from './support/legacy.js';
 import { RawClient } from './support/raw-client.js';
 import { createTopic, fetchAll } from './support/wire.js';
@@ -33,9 +34,9 @@ async function topic(configs: Record<string, string> = {}): Promise<string> {
   return name;
 }
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/record-batch/${name}`, import.meta.url));
+const fixture = (name: string) => readFileSync(repoFile(`test/fixtures/record-batch/${name}`));
 const LINES: string[] = JSON.parse(
-  readFileSync(new URL('../fixtures/record-batch/kcat-legacy-lines.json', import.meta.url), 'utf8'),
+  readFileSync(repoFile('test/fixtures/record-batch/kcat-legacy-lines.json'), 'utf8'),
 );
 const CODECS = ['none', 'gzip', 'snappy', 'lz4'] as const;
 const now = () => BigInt(Date.now());

@@ -7,7 +7,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startBroker } from '../../src/broker/broker.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import {
@@ -18,10 +17,11 @@ import {
 } from '../../src/storage/index.js';
 import { startTestBroker } from '../../src/testkit/index.js';
 import { spawnBroker } from '../interop/support/broker-process.js';
+import { LOADER_FLAGS, moduleFile } from '../support/repo.js';
 import { RawClient } from './support/raw-client.js';
 import { createTopic, fetchAll, produce } from './support/wire.js';
 
-const LOCK_MODULE = fileURLToPath(new URL('../../src/storage/log-dir-lock.ts', import.meta.url));
+const LOCK_MODULE = moduleFile('src/storage/log-dir-lock.ts');
 
 const batch = (from: number, n: number) =>
   encodeRecordBatchSync(Array.from({ length: n }, (_, i) => ({ value: Buffer.from(`v${from + i}`) })));
@@ -104,8 +104,7 @@ test('the lock is held across processes and released when its holder is killed',
     holder = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        ...LOADER_FLAGS,
         '-e',
         `import(${JSON.stringify(LOCK_MODULE)}).then(async (m) => { await m.lockLogDir(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1000); });`,
       ],

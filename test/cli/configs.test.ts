@@ -9,12 +9,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { runConfigs } from '../../src/cli/commands/configs.js';
 import { CONFIGS_USAGE } from '../../src/cli/commands/configs-usage.js';
 import { Admin } from '../../src/client/admin/admin.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { PASSWORDS, plainJaas } from '../broker/sasl/support.js';
+import { repoFile } from '../support/repo.js';
 import { fails, failsIn, ok, okIn } from './operator-support.js';
 import { closedPort, runCli } from './support.js';
 
@@ -351,9 +351,7 @@ test('users: SCRAM credentials set, shown as iterations, used to log in, deleted
   for (const r of [set, d]) assert.ok(!(r.stdout + r.stderr).includes(SCRAM_PASSWORD));
 });
 
-const HAS_QUOTAS = readdirSync(fileURLToPath(new URL('../../src/broker/apis/', import.meta.url))).some((f) =>
-  f.startsWith('48-'),
-);
+const HAS_QUOTAS = readdirSync(repoFile('src/broker/apis/')).some((f) => f.startsWith('48-'));
 
 test('users and clients: quotas in kafka-configs’ words', {
   skip: !HAS_QUOTAS && 'the broker has no DescribeClientQuotas yet',
@@ -624,7 +622,7 @@ test('bad input: one line on stderr, exit status 1', async () => {
 });
 
 test('samsa configs --help prints the usage with examples and loads no broker module', async () => {
-  const hook = fileURLToPath(new URL('./no-broker-hook.mjs', import.meta.url));
+  const hook = repoFile('test/cli/no-broker-hook.mjs');
   const help = await runCli(['configs', '--help'], { env: { NODE_OPTIONS: `--import ${hook}` } });
   assert.equal(help.code, 0, help.stderr);
   assert.equal(help.stdout, CONFIGS_USAGE);

@@ -6,10 +6,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { GROUPS_USAGE } from '../../src/cli/commands/groups-usage.js';
 import { Admin } from '../../src/client/admin/admin.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { repoFile } from '../support/repo.js';
 import { groups, produceCounts } from './groups-support.js';
 import { closedPort, runCli } from './support.js';
 
@@ -185,7 +185,7 @@ test('broker down: one line naming the address, exit status 1', async () => {
 });
 
 test('samsa groups --help loads no broker module (samsa start --help does)', async () => {
-  const hook = fileURLToPath(new URL('./no-broker-hook.mjs', import.meta.url));
+  const hook = repoFile('test/cli/no-broker-hook.mjs');
   const help = await runCli(['groups', '--help'], { env: { NODE_OPTIONS: `--import ${hook}` } });
   assert.equal(help.code, 0, help.stderr);
   assert.equal(help.stdout, GROUPS_USAGE);

@@ -1,14 +1,14 @@
 // Consumer groups made by other Kafka clients for the `samsa groups` tests: confluent-kafka-python
 // and kafkajs commit known offsets and leave (an Empty group), kcat -G stays a live member.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { runGroups } from '../../src/cli/commands/groups.js';
+import { repoFile } from '../support/repo.js';
 import { scaled, TestTimeoutError } from '../support/timeouts.js';
 import { captureIO } from './support.js';
 
-const PY_COMMIT = fileURLToPath(new URL('./groups_commit.py', import.meta.url));
+const PY_COMMIT = repoFile('test/cli/groups_commit.py');
 
 export function kafkajs(bootstrap: string): Kafka {
   return new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { describeFailure } from '../../src/cli/errors.js';
+import { LOADER_FLAGS } from '../support/repo.js';
 import { scaled, TestTimeoutError } from '../support/timeouts.js';
 import { lines, MAIN, REPO, runCli } from './support.js';
 
@@ -94,7 +95,7 @@ test('read-only and other file-system errors are described in one line', () => {
 
 /** Starts `samsa start ARGS` and resolves with its output once it is listening. */
 async function startBroker(args: readonly string[]): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, MAIN, 'start', ...args], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

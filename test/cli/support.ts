@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { LOADER_FLAGS, moduleFile, repoFile } from '../support/repo.js';
 import { scaled, TestTimeoutError } from '../support/timeouts.js';
 
-export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const MAIN = moduleFile('src/cli/main.ts');
+export const REPO = repoFile('./');
 
 export interface CliResult {
   code: number | null;
@@ -25,7 +25,7 @@ export function runCli(
   o: { stdin?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, MAIN, ...args], {
     cwd: REPO,
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...o.env },

@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin, Producer } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -21,11 +20,12 @@ import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js
 import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { RawClient } from '../broker/support/raw-client.js';
 import { exec } from '../interop/support/exec.js';
+import { LOADER_FLAGS, moduleFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 import { controllerZnodes, leaderOf, rawProduceOn, viewOf, waitForViews } from './support.js';
 
 const SESSION_MS = 4000;
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = moduleFile('src/cli/main.ts');
 
 let zk: TestZooKeeper;
 let cluster: TestCluster;
@@ -195,7 +195,7 @@ test('kill -9 of the controller: a new one with a higher epoch; partitions keep 
   await waitForViews(cluster, `broker ${old} back`, (v) => v.brokers.includes(old));
 });
 
-test('a stale or invented controller epoch is refused by brokers', { timeout: 60_000 }, async () => {
+test('a stale or invented controller epoch is refused by brokers', { timeout: scaled(180_000) }, async () => {
   const { epoch, controllerId } = await controllerZnodes(cluster);
   const target = live().find((id) => id !== controllerId)!;
   const c = await RawClient.connect(cluster.broker(target).port!);
@@ -336,7 +336,7 @@ test('start refuses a duplicate node id and an unreachable ZooKeeper, in one lin
 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'samsa-dup-'));
   const run = (args: string[]) =>
-    exec(process.execPath, ['--import', 'tsx', MAIN, 'start', '--data-dir', dir, '--port', '0', ...args], {
+    exec(process.execPath, [...LOADER_FLAGS, MAIN, 'start', '--data-dir', dir, '--port', '0', ...args], {
       timeoutMs: 60_000,
     });
   try {

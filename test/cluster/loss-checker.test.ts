@@ -14,11 +14,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Admin, Consumer, Producer } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { exec } from '../interop/support/exec.js';
+import { repoFile } from '../support/repo.js';
 import { scaled, TestTimeoutError } from '../support/timeouts.js';
 import {
   batchEnd,
@@ -53,7 +53,7 @@ const RATE = 100;
 const CK = 'loss-ck';
 const OURS = 'loss-ours';
 const TOPICS = [CK, OURS];
-const SCRIPT = fileURLToPath(new URL('./loss_producer.py', import.meta.url));
+const SCRIPT = repoFile('test/cluster/loss_producer.py');
 
 type Action = 'kill' | 'pause';
 type Role = 'leader' | 'follower' | 'controller';

@@ -3,10 +3,11 @@
 # enable.idempotence=True, paced at `rate` records/s, until its stdin closes; then flushes and
 # exits. Every delivery report is one stdout line, so the test knows what was acknowledged even
 # if this process dies:
-#   A <i> <partition> <offset>     acknowledged
+#   A <i> <partition> <offset>     acknowledged (offset -1: acknowledged without one)
 #   E <i> <error>                  delivery failed
 #   F <error>                      fatal client error (the idempotent producer gave up)
 #   DONE <records left unflushed>
+import os
 import sys
 import threading
 import time
@@ -32,7 +33,10 @@ out = []
 def on_delivery(err, msg):
     i = int(msg.value().decode().rsplit('-', 1)[1])
     if err is None:
-        out.append('A %d %d %d' % (i, msg.partition(), msg.offset()))
+        # An implicit ack (a later batch of the partition succeeded first, librdkafka's
+        # IMPLICITACK) carries no offset: -1.
+        offset = msg.offset()
+        out.append('A %d %d %d' % (i, msg.partition(), -1 if offset is None or offset < 0 else offset))
     else:
         out.append('E %d %s' % (i, str(err).replace('\n', ' ')))
 
@@ -49,7 +53,7 @@ def drain():
         del out[:]
 
 
-p = Producer({
+conf = {
     'bootstrap.servers': bootstrap,
     'acks': 'all',
     'enable.idempotence': True,
@@ -60,7 +64,12 @@ p = Producer({
     'retry.backoff.ms': 100,
     'topic.metadata.refresh.interval.ms': 5000,
     'error_cb': on_error,
-})
+}
+# LOSS_PRODUCER_DEBUG=eos,msg,... : librdkafka's debug contexts, logged to stderr (the test can
+# keep that in a file, SAMSA_LOSS_DEBUG_DIR) to follow a failure request by request.
+if os.environ.get('LOSS_PRODUCER_DEBUG'):
+    conf['debug'] = os.environ['LOSS_PRODUCER_DEBUG']
+p = Producer(conf)
 
 i = 0
 t0 = time.time()

@@ -9,14 +9,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { waitForZooKeeper } from '../../src/broker/metadata/zookeeper/zk-server.js';
 import { extractBlocks } from '../docs/doc-blocks.js';
+import { nodeArgs, repoFile } from '../support/repo.js';
 import { scaled, TestTimeoutError } from '../support/timeouts.js';
 import { viewOf } from './support.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(ROOT, 'src/cli/main.ts');
+const ROOT = repoFile('./');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,7 +60,7 @@ test('README: a three-broker cluster from its own commands', { timeout: scaled(6
   for (const p of ['2181', '9092', '9093', '9094']) ports.set(p, await freePort());
   const rewrite = (code: string) =>
     code
-      .replace(/\bnpx samsa\b/g, `node --import tsx ${MAIN}`)
+      .replace(/\bnpx samsa\b/g, `node ${nodeArgs('src/cli/main.ts').join(' ')}`)
       .replace(/\b(2181|9092|9093|9094)\b/g, (p) => String(ports.get(p)))
       .replace(/\/tmp\/(samsa-[a-z0-9-]+)/g, (_, name: string) => join(dir, name));
   // As if each line ran in its own terminal once the previous server was up: ZooKeeper first

@@ -243,7 +243,8 @@ test('every page loads without console errors', async () => {
     await page.goto(`${base}${hash}`);
     await page.locator('main').getByText(text).first().waitFor();
     await page.waitForLoadState('networkidle').catch(() => {}); // the event stream never idles
-    if (name !== 'messages' && name !== 'groups' && name !== 'group') await screenshot(page, name);
+    // messages, groups and group are taken by the tests above, overview by console-throughput (moving rates).
+    if (!['overview', 'messages', 'groups', 'group'].includes(name)) await screenshot(page, name);
   }
   // A phone: the overview still renders, tables scroll inside their box.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -16,10 +16,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = repoFile('./');
 const TSX = import.meta.resolve('tsx');
 const CLI_MAIN = join(REPO_ROOT, 'src/cli/main.ts');
 /** Node flags that make `samsa` (and `samsa/client`, ...) resolve to the TypeScript sources. */

@@ -3,11 +3,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { repoFile } from '../support/repo.js';
 import { exec } from './support/exec.js';
 
-const SCRIPT = fileURLToPath(new URL('./python/confluent_roundtrip.py', import.meta.url));
+const SCRIPT = repoFile('test/interop/python/confluent_roundtrip.py');
 let broker: TestBroker;
 
 before(async () => {

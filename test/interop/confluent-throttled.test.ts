@@ -5,14 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Admin, Producer } from '../../src/client/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { setClientIdQuota } from '../broker/quota/support.js';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 import { exec } from './support/exec.js';
 
-const SCRIPT = fileURLToPath(new URL('./python/ck_throttled.py', import.meta.url));
+const SCRIPT = repoFile('test/interop/python/ck_throttled.py');
 let broker: TestBroker;
 let admin: Admin;
 

@@ -12,7 +12,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Admin } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { leaveGroupApi } from '../../src/protocol/messages/generated/leave-group.js';
@@ -20,9 +19,10 @@ import { metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { offsetCommitApi } from '../../src/protocol/messages/generated/offset-commit.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 
-const SCRIPT = fileURLToPath(new URL('./python/ck_deleted_topic_close.py', import.meta.url));
+const SCRIPT = repoFile('test/interop/python/ck_deleted_topic_close.py');
 let broker: TestBroker;
 
 before(async () => {

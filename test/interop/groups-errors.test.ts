@@ -12,6 +12,7 @@ import { offsetCommitApi } from '../../src/protocol/messages/generated/offset-co
 import { syncGroupApi } from '../../src/protocol/messages/generated/sync-group.js';
 import { startTestBroker } from '../../src/testkit/index.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { scaled } from '../support/timeouts.js';
 
 const join = (memberId: string, extra: Partial<JoinGroupRequest> = {}): JoinGroupRequest => ({
   groupId: 'eg',
@@ -47,7 +48,7 @@ const commit = (generationIdOrMemberEpoch: number, memberId: string) => ({
   ],
 });
 
-test('group API errors over the wire', { timeout: 60_000 }, async () => {
+test('group API errors over the wire', { timeout: scaled(180_000) }, async () => {
   const broker = await startTestBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
   // The commits name an existing topic (an unknown one is answered UNKNOWN_TOPIC_OR_PARTITION first).
   const admin = new Admin({ bootstrapServers: broker.bootstrap });

@@ -44,7 +44,7 @@ test('kafkajs group of 3: stop one, kill one, nothing lost, duplicates only afte
     return s.size;
   };
   const start = (name: string) => {
-    const p = ConsumerProc.node(name, './kafkajs-consumer.ts', [
+    const p = ConsumerProc.node(name, 'kafkajs-consumer.ts', [
       broker.bootstrap,
       'g1',
       TOPIC,

@@ -12,11 +12,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { startTestBroker } from '../../src/testkit/index.js';
+import { repoFile } from '../support/repo.js';
 import { waitFor } from './support/consumer-procs.js';
 
 const TOPIC = 't-coop';
 const PARTITIONS = 6;
-const SCRIPT = new URL('./support/ck_coop_consumer.py', import.meta.url).pathname;
+const SCRIPT = repoFile('test/interop/support/ck_coop_consumer.py');
 
 type Event =
   | { kind: 'assign' | 'revoke' | 'lost' | 'owned'; partitions: number[] }

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { scaled } from '../support/timeouts.js';
 import { ConsumerProc, waitFor } from './support/consumer-procs.js';
 
 let broker: TestBroker;
@@ -95,7 +96,7 @@ test('static member restarting within its session gets its partitions back witho
   assert.equal((await describe('g-static'))?.members.length, 2);
 });
 
-test('kcat -G: two balanced consumers share the topic', { timeout: 60_000 }, async () => {
+test('kcat -G: two balanced consumers share the topic', { timeout: scaled(180_000) }, async () => {
   const kcat = (name: string) => {
     const child = spawn(
       'kcat',

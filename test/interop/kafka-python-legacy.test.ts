@@ -6,11 +6,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { repoFile } from '../support/repo.js';
+import { scaled } from '../support/timeouts.js';
 import { exec } from './support/exec.js';
 
-const SCRIPT = fileURLToPath(new URL('./python/kafka_python_legacy.py', import.meta.url));
+const SCRIPT = repoFile('test/interop/python/kafka_python_legacy.py');
 let broker: TestBroker;
 
 before(async () => {
@@ -22,7 +23,9 @@ after(async () => {
 
 // kafka-python here has no snappy/lz4 modules: none and gzip.
 for (const codec of ['none', 'gzip']) {
-  test(`kafka-python old and new protocol versions round trip, ${codec}`, { timeout: 180_000 }, async () => {
+  test(`kafka-python old and new protocol versions round trip, ${codec}`, {
+    timeout: scaled(180_000),
+  }, async () => {
     const n = 1000;
     const r = await exec('/usr/bin/python3', [SCRIPT, broker.bootstrap, `kp-${codec}`, String(n), codec], {
       timeoutMs: 170_000,

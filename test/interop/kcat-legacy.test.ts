@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { storedHeaders } from '../broker/support/legacy.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { scaled } from '../support/timeouts.js';
 import { exec } from './support/exec.js';
 
 let broker: TestBroker;
@@ -118,7 +119,9 @@ for (const [fallback, magic] of [
       }
     });
   }
-  test(`a modern kcat's batches read by kcat as a ${fallback} client`, { timeout: 120_000 }, async () => {
+  test(`a modern kcat's batches read by kcat as a ${fallback} client`, {
+    timeout: scaled(180_000),
+  }, async () => {
     const topic = `kcat-new-${magic}`;
     await kcatProduce(topic, 'gzip', []);
     const old = await kcatConsume(topic, OLD(fallback));

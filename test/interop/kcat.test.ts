@@ -8,6 +8,7 @@ import { produceApi } from '../../src/protocol/messages/generated/produce.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { scaled } from '../support/timeouts.js';
 import { exec } from './support/exec.js';
 import { storedBatches } from './support/log-batches.js';
 
@@ -49,7 +50,9 @@ test('kcat -L lists the broker as controller and the topics', async () => {
 });
 
 for (const [codec, id] of CODECS) {
-  test(`kcat round trip of ${N} keyed messages with headers, ${codec}`, { timeout: 120_000 }, async () => {
+  test(`kcat round trip of ${N} keyed messages with headers, ${codec}`, {
+    timeout: scaled(180_000),
+  }, async () => {
     const topic = `kcat-${codec}`;
     const input = messages(codec);
     const p = await exec(

@@ -5,16 +5,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { PASSWORDS, plainJaas } from '../broker/sasl/support.js';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 import { makeTestCerts, type TestCerts } from '../support/tls-certs.js';
 import { exec } from './support/exec.js';
 
-const SCRIPT = fileURLToPath(new URL('./python/sasl_roundtrip.py', import.meta.url));
+const SCRIPT = repoFile('test/interop/python/sasl_roundtrip.py');
 const SCRAM_PASSWORD = 'erin-Scram-0b7d';
 let certs: TestCerts;
 let broker: TestBroker;

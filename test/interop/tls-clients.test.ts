@@ -5,14 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 import { makeTestCerts, type TestCerts } from '../support/tls-certs.js';
 import { exec } from './support/exec.js';
 
-const SCRIPT = fileURLToPath(new URL('./python/ssl_roundtrip.py', import.meta.url));
+const SCRIPT = repoFile('test/interop/python/ssl_roundtrip.py');
 let certs: TestCerts;
 let broker: TestBroker;
 let ssl: string;

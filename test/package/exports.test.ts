@@ -9,11 +9,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, SOURCE_NODE_FLAGS } from '../docs/doc-blocks.js';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 
-const RECORD_LOADS = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
+const RECORD_LOADS = repoFile('test/package/record-loads.mjs');
 
 interface Child {
   status: number | null;

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { repoFile } from '../support/repo.js';
 import { batch, openManager, records, tempDir } from './helpers.js';
 
-const HERE = fileURLToPath(new URL('.', import.meta.url));
+const HERE = repoFile('test/storage');
 const CHILD = join(HERE, 'fixtures', 'crash-writer.ts');
 
 /**

@@ -4,16 +4,16 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { LOADER_FLAGS, moduleUrl } from './repo.js';
 import { TIMEOUT_SCALE } from './timeouts.js';
 
-const TIMEOUTS = fileURLToPath(new URL('./timeouts.ts', import.meta.url));
+const TIMEOUTS = moduleUrl('test/support/timeouts.ts');
 
 function scaleIn(env: string | undefined): { status: number | null; out: string } {
   const code = `import(${JSON.stringify(TIMEOUTS)}).then((m) => console.log(m.scaled(1000)), (e) => { console.error(e.message); process.exit(3); })`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], {
+  const r = spawnSync(process.execPath, [...LOADER_FLAGS, '-e', code], {
     env: { ...process.env, SAMSA_TEST_TIMEOUT_SCALE: env ?? '' },
     encoding: 'utf8',
   });

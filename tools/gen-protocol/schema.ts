@@ -1,8 +1,10 @@
 // Loading Kafka's JSON message schemas (JSON with `//` comments) into a resolved model: version
 // ranges parsed, struct references resolved (inline `fields` and `commonStructs`), field names
-// mapped to the lowerCamelCase properties the generated code uses.
+// mapped to the lowerCamelCase properties the generated code uses. Versions Kafka added later
+// with an unchanged layout widen the range (`later-versions.ts`).
 
 import { readFileSync } from 'node:fs';
+import { LATER_VERSIONS } from './later-versions.js';
 
 /** Inclusive version range; empty when lo > hi. `hi` is Infinity for open ranges ("3+"). */
 export interface VersionRange {
@@ -211,11 +213,13 @@ export function loadMessage(path: string): MessageSpec {
     structs.push(s);
     for (const f of fields) s.fields.push(toField(f));
   }
+  const valid = parseRange(raw.validVersions);
+  const later = LATER_VERSIONS.get(raw.name);
   return {
     name: raw.name,
     kind,
     apiKey: raw.apiKey ?? null,
-    validVersions: parseRange(raw.validVersions),
+    validVersions: later !== undefined && later > valid.hi ? { lo: valid.lo, hi: later } : valid,
     flexibleVersions: parseRange(raw.flexibleVersions ?? 'none'),
     root,
     structs,

@@ -1,5 +1,5 @@
-// Produce (key 0), v0-11 as Kafka 3.9. v0-2 carry legacy message sets (magic 0/1), up-converted
-// to one v2 batch per partition before the append (`legacy-produce.ts`); those versions are not
+// Produce (key 0), v0-12 (v0-11 as Kafka 3.9, v12 as Kafka 4.0). v0-2 carry legacy message sets
+// (magic 0/1), up-converted to one v2 batch per partition before the append (`legacy-produce.ts`); those versions are not
 // pipelined, since the conversion awaits (decompression, zstd) before its append. (v0 in the
 // range is also what librdkafka < 2.11 needs before it compresses, KAFKA-18659.) v3+: one v2
 // batch per partition, acks 0/1/-1,
@@ -14,7 +14,8 @@
 // NOT_LEADER_OR_FOLLOWER); acks=1 answers once the leader's append is written.
 // A transactional batch that would open a transaction on a partition waits for its coordinator's
 // verification first (KIP-890, `produce-txn-verification.ts`), behind which later batches of the
-// same producer and partition keep their order.
+// same producer and partition keep their order. v12 is the same request for transaction protocol
+// v2 (KIP-890 part 2): the broker adds the partition to the transaction in that step.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
@@ -113,7 +114,7 @@ function produceError(req: ProduceRequest, code: number, acks: number): ProduceR
 export default defineApi<ProduceRequest, ProduceResponse>({
   api: produceApi,
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 12,
   pipelinable: (version) => version >= FIRST_BATCH_VERSION,
   // Every append has completed (written, or failed) before `handle` resolves (acks=-1 waits
   // for the HW only after its append completed), and the log keeps no reference to a written
@@ -132,7 +133,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
     const denied = deniedNames(ctx, AclOp.WRITE, ResType.TOPIC, req.topicData, (t) => t.name);
     // KIP-890: transactional batches are verified with their coordinator before they open a
     // transaction on a partition (produce-txn-verification.ts).
-    const txnCheck = new ProduceTxnVerification(broker, req.transactionalId);
+    const txnCheck = new ProduceTxnVerification(broker, req.transactionalId, version);
     if (version >= FIRST_BATCH_VERSION && req.transactionalId !== null && txnCheck.enabled) {
       const mixed = mixedProducers(req);
       if (mixed !== ErrorCode.NONE) return produceError(req, mixed, acks);

@@ -4,6 +4,9 @@
 // coordinator error goes on every partition. v4+ (brokers): a batch of transactions, each
 // either added or, with VerifyOnly (KIP-890), checked: a partition already in the producer's
 // open transaction answers NONE, another INVALID_TXN_STATE. PRODUCER_FENCED only from v2.
+// A v4+ add (VerifyOnly false) is a broker adding a transaction protocol v2 client's partitions
+// for its Produce v12 / TxnOffsetCommit v5 (KIP-890 part 2): the transaction becomes a v2 one,
+// as Kafka's transactionVersionForAddPartitionsToTxn has it.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -78,7 +81,8 @@ async function addOne(
     return uniform(topics, (t, p) => codes.get(`${t}:${p}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR);
   }
   const parts: TopicPartitionSet[] = topics.map((t) => ({ topic: t.name, partitions: [...t.partitions] }));
-  const code = fenced(await txns.coordinator.addPartitions(id, pid, epoch, parts));
+  const clientTransactionVersion = ctx.version >= 4 ? 2 : 0;
+  const code = fenced(await txns.coordinator.addPartitions(id, pid, epoch, parts, clientTransactionVersion));
   return uniform(topics, () => code);
 }
 

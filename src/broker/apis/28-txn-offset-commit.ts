@@ -1,12 +1,15 @@
-// TxnOffsetCommit (key 28), v0-4: offsets committed inside the producer's transaction. The
+// TxnOffsetCommit (key 28), v0-5: offsets committed inside the producer's transaction. The
 // transaction coordinator first checks that the producer is current and that its open
 // transaction includes the group's __consumer_offsets partition (AddOffsetsToTxn; KIP-890
-// verification); the group coordinator then validates the member/generation (v3+; none =
-// a commit from outside the group) and writes the offsets as a transactional batch. They stay
-// invisible to OffsetFetch until the transaction's COMMIT marker (ABORT drops them). A fenced
-// producer gets INVALID_PRODUCER_EPOCH (this API has no PRODUCER_FENCED). Partitions of unknown
-// topics, or beyond a topic's partition count, are answered UNKNOWN_TOPIC_OR_PARTITION before
-// anything else (commit-partitions.ts); the other checks and errors apply to the rest only.
+// verification). From v5 (transaction protocol v2, KIP-890 part 2) the client sends no
+// AddOffsetsToTxn: the partition is added to the transaction here instead (v5 answers
+// UNSUPPORTED_VERSION while `transaction.version` is below 2). The group coordinator then
+// validates the member/generation (v3+; none = a commit from outside the group) and writes the
+// offsets as a transactional batch. They stay invisible to OffsetFetch until the transaction's
+// COMMIT marker (ABORT drops them). A fenced producer gets INVALID_PRODUCER_EPOCH (this API has
+// no PRODUCER_FENCED). Partitions of unknown topics, or beyond a topic's partition count, are
+// answered UNKNOWN_TOPIC_OR_PARTITION before anything else (commit-partitions.ts); the other
+// checks and errors apply to the rest only.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
@@ -20,10 +23,13 @@ import { defineApi, type RequestContext } from './api.js';
 import { AclOp, allowed, ResType, splitDeniedTopics } from './authorize.js';
 import { type CommitResultTopic, mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
 
+/** The first TxnOffsetCommit version of transaction protocol v2. */
+const FIRST_V2_VERSION = 5;
+
 export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   api: txnOffsetCommitApi,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   async handle(ctx, req) {
     // Kafka: WRITE on the transactional id, READ on the group (each refusing every partition),
     // then READ on each topic.
@@ -64,9 +70,23 @@ async function commitKnown(
   const gc = groups.coordinator;
   const availability = gc.availability(req.groupId);
   if (availability !== ErrorCode.NONE) return all(availability);
-  const verified = await txns.coordinator.verify(req.transactionalId, req.producerId, req.producerEpoch, [
-    { topic: CONSUMER_OFFSETS_TOPIC, partitions: [gc.partitionFor(req.groupId)] },
-  ]);
+  const offsetsPartition = [{ topic: CONSUMER_OFFSETS_TOPIC, partitions: [gc.partitionFor(req.groupId)] }];
+  let verified: number;
+  if (v >= FIRST_V2_VERSION) {
+    if (txns.transactionVersion.level < 2) return all(ErrorCode.UNSUPPORTED_VERSION);
+    verified = await txns.coordinator.addImplicitly(
+      req.transactionalId,
+      req.producerId,
+      req.producerEpoch,
+      offsetsPartition,
+    );
+  } else
+    verified = await txns.coordinator.verify(
+      req.transactionalId,
+      req.producerId,
+      req.producerEpoch,
+      offsetsPartition,
+    );
   if (verified !== ErrorCode.NONE) return all(producerFencedFor(verified, false));
   const results = await gc.commitTransactionalOffsets(
     {

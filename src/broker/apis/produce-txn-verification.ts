@@ -23,6 +23,16 @@
 //   pipelined request's) wait for its append to start.
 // - Kafka refuses a request whose transactional batches come from more than one producer
 //   (INVALID_PRODUCER_ID_MAPPING for the whole request): `mixedProducers`.
+//
+// Produce v12 is transaction protocol v2 (KIP-890 part 2, Kafka 4.0): the client sends no
+// AddPartitionsToTxn, so the same step *adds* the partition to the transaction
+// (`TransactionCoordinator.addImplicitly`, which asks the coordinating broker with
+// AddPartitionsToTxn v5 when that is another one), whatever
+// `transaction.partition.verification.enable` says. Its answers are Kafka 4's: as above, except
+// that CONCURRENT_TRANSACTIONS (the previous transaction's markers still being written; the
+// coordinator is asked again for up to 100 ms first) is answered as it is. While
+// `transaction.version` is below 2 a transactional batch in Produce v12 gets
+// UNSUPPORTED_VERSION (v2 clients look at the finalized level before using v12 in a transaction).
 
 import { ErrorCode, errorName, KafkaError } from '../../protocol/errors.js';
 import type { ProduceRequest } from '../../protocol/messages/generated/produce.js';
@@ -80,8 +90,20 @@ export function mixedProducers(req: ProduceRequest): number {
   return ErrorCode.NONE;
 }
 
-/** Kafka 3.9's translation of a verification answer for Produce v3-11. */
-export function produceVerificationError(code: number): KafkaError {
+/** The first Produce version of transaction protocol v2 (the broker adds the partitions). */
+export const FIRST_ADDING_PRODUCE_VERSION = 12;
+/** Kafka's add.partitions.to.txn.retry.backoff.ms and .max.ms (protocol v2 adds). */
+const ADD_RETRY_BACKOFF_MS = 20;
+const ADD_RETRY_MAX_MS = 100;
+/** How often a v2 add is asked again because a marker dropped its guard meanwhile. */
+const MAX_GUARD_RENEWALS = 3;
+
+/**
+ * The translation of a verification answer: Kafka 3.9's for Produce v3-11, Kafka 4's for v12
+ * (`adding`: the partition was being added, CONCURRENT_TRANSACTIONS stays).
+ */
+export function produceVerificationError(code: number, adding = false): KafkaError {
+  if (adding && code === ErrorCode.CONCURRENT_TRANSACTIONS) return new KafkaError(code);
   switch (code) {
     case ErrorCode.INVALID_TXN_STATE:
       return new KafkaError(code, 'Partition was not added to the transaction');
@@ -147,14 +169,20 @@ function inOrder(partition: Partition, producerId: bigint, step: () => Step): Pr
 /** Produce's verified append, for one request. */
 export class ProduceTxnVerification {
   #enabled: boolean | undefined;
+  /** Produce v12: the partitions are added to the transaction, not only verified. */
+  readonly adding: boolean;
 
   constructor(
     private readonly broker: BrokerServices,
     private readonly transactionalId: string | null,
-  ) {}
+    version: number,
+  ) {
+    this.adding = version >= FIRST_ADDING_PRODUCE_VERSION;
+  }
 
+  /** Whether transactional batches are checked with their coordinator at all. */
   get enabled(): boolean {
-    if (this.#enabled === undefined) this.#enabled = verificationEnabled(this.broker);
+    if (this.#enabled === undefined) this.#enabled = this.adding || verificationEnabled(this.broker);
     return this.#enabled;
   }
 
@@ -168,6 +196,13 @@ export class ProduceTxnVerification {
   ): Promise<AppendResult> {
     const p = producerOf(records);
     if (p === null) return partition.appendAsLeader(records, acks, minIsr);
+    if (p.transactional && this.adding && (this.broker.txns?.transactionVersion.level ?? 0) < 2)
+      return Promise.reject(
+        new KafkaError(
+          ErrorCode.UNSUPPORTED_VERSION,
+          'Produce v12 in a transaction needs transaction.version 2 (transaction protocol v2)',
+        ),
+      );
     const verify = p.transactional && this.enabled;
     if (!verify && tails.get(partition)?.get(p.producerId) === undefined)
       return partition.appendAsLeader(records, acks, minIsr);
@@ -192,27 +227,53 @@ export class ProduceTxnVerification {
     // the append passes only if the transaction is already open (Kafka's behaviour).
     if (!partition.isLeader || this.transactionalId === null)
       return { started: null, result: appendWith(NO_GUARD) };
-    const guard = partition.log.startTransactionVerification(p.producerId, p.epoch);
-    if (guard === NO_GUARD) return { started: null, result: appendWith(NO_GUARD) };
+    const first = partition.log.startTransactionVerification(p.producerId, p.epoch);
+    if (first === NO_GUARD) return { started: null, result: appendWith(NO_GUARD) };
     const txns = this.broker.txns;
     const id = this.transactionalId;
-    const verdict =
+    const parts = [{ topic, partitions: [partition.index] }];
+    const adding = this.adding;
+    const ask = (): Promise<number> =>
       txns === undefined
         ? Promise.resolve(ErrorCode.COORDINATOR_NOT_AVAILABLE)
-        : Promise.resolve().then(() =>
-            txns.coordinator.verify(id, p.producerId, p.epoch, [{ topic, partitions: [partition.index] }]),
-          );
+        : adding
+          ? txns.coordinator.addImplicitly(id, p.producerId, p.epoch, parts, { retryConcurrent: false })
+          : txns.coordinator.verify(id, p.producerId, p.epoch, parts);
+    const deadline = Date.now() + ADD_RETRY_MAX_MS;
+    const refuse = (code: number): Promise<AppendResult> =>
+      Promise.reject(produceVerificationError(code, adding));
+    // Resolves once the append has started (or been refused); the object keeps the append's
+    // own promise from being awaited here.
+    const decide = async (): Promise<{ append: Promise<AppendResult> }> => {
+      let guard = first;
+      for (let attempt = 0; ; attempt++) {
+        let code: number;
+        try {
+          code = await ask();
+        } catch (e) {
+          this.broker.logger.log('error', 'transaction verification failed', { error: String(e) });
+          code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+        }
+        // Protocol v2 asks again, each time with a guard taken before asking, as Kafka's brokers
+        // do: while the last transaction completes (CONCURRENT_TRANSACTIONS, every 20 ms for up
+        // to 100 ms), and when a marker landed here meanwhile and dropped the guard. Under v2
+        // that is the previous transaction's marker (it carries the epoch this write has), or
+        // the end of this one, which the coordinator then answers as fenced.
+        const concurrent = adding && code === ErrorCode.CONCURRENT_TRANSACTIONS && Date.now() < deadline;
+        if (!concurrent && !(adding && code === ErrorCode.NONE))
+          return { append: code === ErrorCode.NONE ? appendWith(guard) : refuse(code) };
+        if (concurrent) await new Promise((r) => setTimeout(r, ADD_RETRY_BACKOFF_MS));
+        const held = partition.log.startTransactionVerification(p.producerId, p.epoch);
+        if (held === NO_GUARD) return { append: appendWith(NO_GUARD) }; // opened by another batch
+        if (!concurrent && (held === guard || attempt >= MAX_GUARD_RENEWALS))
+          return { append: appendWith(guard) };
+        guard = held;
+      }
+    };
     let appended!: Promise<AppendResult>;
-    const started = verdict.then(
-      (code) => {
-        appended =
-          code === ErrorCode.NONE ? appendWith(guard) : Promise.reject(produceVerificationError(code));
-      },
-      (e: unknown) => {
-        this.broker.logger.log('error', 'transaction verification failed', { error: String(e) });
-        appended = Promise.reject(produceVerificationError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
-      },
-    );
+    const started = decide().then((d) => {
+      appended = d.append;
+    });
     return { started, result: started.then(() => appended) };
   }
 }

@@ -99,6 +99,27 @@ export const DEVIATIONS: ReadonlyMap<number, VersionRange & { readonly why: stri
     },
   ],
   [
+    0,
+    {
+      ...r(0, 12),
+      why: 'Produce v12 (Kafka 4.0): transaction protocol v2, the broker adds the partitions to the transaction (KIP-890)',
+    },
+  ],
+  [
+    26,
+    {
+      ...r(0, 5),
+      why: 'EndTxn v5 (Kafka 4.0): transaction protocol v2, an epoch bump per transaction (KIP-890)',
+    },
+  ],
+  [
+    28,
+    {
+      ...r(0, 5),
+      why: 'TxnOffsetCommit v5 (Kafka 4.0): transaction protocol v2, the broker adds the offsets partition (KIP-890)',
+    },
+  ],
+  [
     7,
     {
       ...r(2, 3),

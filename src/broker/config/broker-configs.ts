@@ -279,6 +279,13 @@ const DEFS: readonly BrokerConfigDef[] = [
     'true',
     'Verify with the coordinator that a partition is in the transaction before the first transactional write (KIP-890).',
   ),
+  def(
+    'transaction.version',
+    'short',
+    '2',
+    "Finalized level of Kafka's transaction.version feature (2 = KIP-890 transaction protocol v2, Kafka 4.0's default).",
+    { validate: between(0, 2) },
+  ),
   def('transactional.id.expiration.ms', 'int', '604800000', 'Transactional id expiration.', {
     validate: atLeast(1),
   }),

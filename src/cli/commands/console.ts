@@ -1,9 +1,16 @@
 // `samsa console`: the web console on a port of its own, against any Kafka-compatible cluster
 // (it talks to it only through the client: Admin, Consumer, Producer). Runs until SIGINT/SIGTERM.
 //   samsa console [--bootstrap-server H:P] [--port N] [--host HOST] [--command-config FILE]
-//                 [--read-only] [--auth-file FILE] [--refresh-ms N]
+//                 [--read-only] [--auth-file FILE | --sasl-login MECHS [--session-timeout-ms N]]
+//                 [--refresh-ms N] [--idle-refresh-ms N] [--throughput-window-ms N]
 import type { ClientOptions } from '../../client/index.js';
-import { readUsersFile, serveConsole } from '../../console/index.js';
+import {
+  ConsoleConfigError,
+  parseSaslMechanisms,
+  readUsersFile,
+  type SaslLoginOptions,
+  serveConsole,
+} from '../../console/index.js';
 import { clientOptionsFrom, readPropertiesFile } from '../client-props.js';
 import { ensureReachable } from '../reach.js';
 import { DEFAULT_BOOTSTRAP } from './admin-session.js';
@@ -20,7 +27,14 @@ cluster.
   --host HOST              address to listen on (default 127.0.0.1)
   --read-only              refuse every write (the UI hides write actions, the API answers 403)
   --auth-file FILE         require a login: one user:password per line
-  --refresh-ms N           how often lag is sampled for live updates and the history (default 10000)
+  --sasl-login MECHS       log users in with their own Kafka credentials (e.g. SCRAM-SHA-256,PLAIN):
+                           checked against the cluster, whose ACLs then apply to each user; the
+                           bootstrap server must be a SASL listener (for SASL_SSL, give the TLS
+                           settings with security.protocol=SSL in --command-config)
+  --session-timeout-ms N   a login lasts this long (default 28800000, 8 h)
+  --refresh-ms N           how often the cluster is sampled (lag, throughput) while a page is open (default 10000)
+  --idle-refresh-ms N      how often while no page is open (default 60000; 0 = not at all)
+  --throughput-window-ms N the window throughput rates average over (default 60000)
 `;
 
 function port(v: string | undefined, name: string, dflt: number): number {
@@ -43,6 +57,10 @@ export async function runConsole(argv: readonly string[], io: CommandIO = proces
         'read-only': { type: 'boolean' },
         'auth-file': { type: 'string' },
         'refresh-ms': { type: 'string' },
+        'idle-refresh-ms': { type: 'string' },
+        'throughput-window-ms': { type: 'string' },
+        'sasl-login': { type: 'string' },
+        'session-timeout-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -55,22 +73,45 @@ export async function runConsole(argv: readonly string[], io: CommandIO = proces
     const fromProps = clientOptionsFrom('admin', props, (l) => io.stderr.write(`${l}\n`));
     const bootstrap =
       values['bootstrap-server'] ?? (fromProps.bootstrapServers as string | undefined) ?? DEFAULT_BOOTSTRAP;
-    const refresh = values['refresh-ms'];
-    if (refresh !== undefined && !/^\d+$/.test(refresh))
-      throw new CommandUsageError(`--refresh-ms expects milliseconds, got ${JSON.stringify(refresh)}`);
+    const ms = (name: string, min: number): number | undefined => {
+      const v = (values as Record<string, string | boolean | undefined>)[name];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'string' || !/^\d+$/.test(v))
+        throw new CommandUsageError(`--${name} expects milliseconds, got ${JSON.stringify(v)}`);
+      return Math.max(min, Number(v));
+    };
+    const refreshMs = ms('refresh-ms', 250);
+    const idleRefreshMs = ms('idle-refresh-ms', 0);
+    const throughputWindowMs = ms('throughput-window-ms', 1000);
+    const sessionTimeoutMs = ms('session-timeout-ms', 1000);
     const users = values['auth-file'] !== undefined ? readUsersFile(values['auth-file']) : [];
+    let saslLogin: SaslLoginOptions | undefined;
+    if (values['sasl-login'] !== undefined) {
+      if (users.length > 0) throw new CommandUsageError('--sasl-login and --auth-file exclude each other');
+      try {
+        saslLogin = { mechanisms: parseSaslMechanisms(values['sasl-login'], '--sasl-login') };
+      } catch (e) {
+        if (e instanceof ConsoleConfigError) throw new CommandUsageError(e.message);
+        throw e;
+      }
+      if (sessionTimeoutMs !== undefined) saslLogin = { ...saslLogin, sessionTimeoutMs };
+    } else if (sessionTimeoutMs !== undefined)
+      throw new CommandUsageError('--session-timeout-ms goes with --sasl-login');
     await ensureReachable(bootstrap, io);
     const client = { clientId: 'samsa-console', ...fromProps, bootstrapServers: bootstrap } as ClientOptions;
     const server = await serveConsole({
       client,
       readOnly: values['read-only'] ?? false,
       users,
-      ...(refresh !== undefined ? { refreshMs: Math.max(250, Number(refresh)) } : {}),
+      ...(saslLogin ? { saslLogin } : {}),
+      ...(refreshMs !== undefined ? { refreshMs } : {}),
+      ...(idleRefreshMs !== undefined ? { idleRefreshMs } : {}),
+      ...(throughputWindowMs !== undefined ? { throughputWindowMs } : {}),
       host: values.host ?? '127.0.0.1',
       port: port(values.port, 'port', 8080),
     });
     io.stdout.write(
-      `samsa console for ${bootstrap} at ${server.url}${values['read-only'] ? ' (read-only)' : ''}${users.length ? ' (login required)' : ''}\n`,
+      `samsa console for ${bootstrap} at ${server.url}${values['read-only'] ? ' (read-only)' : ''}${users.length ? ' (login required)' : ''}${saslLogin ? ` (log in with SASL ${saslLogin.mechanisms.join(', ')})` : ''}\n`,
     );
     const stop = () => {
       server.close().then(

@@ -158,11 +158,16 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
       {
         leaderFor: (t, p) => this.#metadata.leaderFor(t, p),
         requestMetadataUpdate: () => this.#metadata.requestUpdate(),
-        produce: (node, req, expect) => {
+        produce: (node, req, expect, maxVersion) => {
           const link = this.#pool.link(node);
           if (link === undefined) return Promise.reject(new ConnectionError(`unknown broker ${node}`));
           const conn = link.currentConnection();
-          const opts = { minVersion: 3, expectResponse: expect, timeoutMs: o.requestTimeoutMs + 5000 };
+          const opts = {
+            minVersion: 3,
+            ...(maxVersion !== undefined ? { maxVersion } : {}),
+            expectResponse: expect,
+            timeoutMs: o.requestTimeoutMs + 5000,
+          };
           // Connected: write synchronously so requests leave in drain order.
           const sent =
             conn !== null ? link.requestOn(conn, produceApi, req, opts) : link.request(produceApi, req, opts);
@@ -210,6 +215,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
           wakeSender: () => this.#sender.wakeup(),
           flush: () => this.flush(),
           abortUnsent: (err) => this.#sender.abortUnsent(err),
+          transactionVersion: () => this.#pool.finalizedFeatures().levels.get('transaction.version') ?? 0,
         },
         o,
       );

@@ -4,8 +4,16 @@ import type { ProduceRequest, ProduceResponse } from '../../protocol/messages/ge
 export interface SenderCluster {
   leaderFor(topic: string, partition: number): number | undefined;
   requestMetadataUpdate(): void;
-  /** Sends a Produce request; resolves undefined when no response is expected (acks=0). */
-  produce(nodeId: number, req: ProduceRequest, expectResponse: boolean): Promise<ProduceResponse | undefined>;
+  /**
+   * Sends a Produce request; resolves undefined when no response is expected (acks=0).
+   * `maxVersion`: the highest Produce version the request may use (the transaction's protocol).
+   */
+  produce(
+    nodeId: number,
+    req: ProduceRequest,
+    expectResponse: boolean,
+    maxVersion?: number,
+  ): Promise<ProduceResponse | undefined>;
   /** Writes out what `produce` queued for the node (one writev per drain). Optional. */
   flush?(nodeId: number): void;
   /**
@@ -21,6 +29,11 @@ export interface TransactionGate {
   canSend(topic: string, partition: number): boolean;
   /** A batch failed: the open transaction can only be aborted now. */
   onBatchFailed(err: Error): void;
+  /**
+   * The highest Produce version the open transaction may use: 11 under transaction protocol
+   * v1, 12 (the broker adds the partitions) under v2. Absent: any.
+   */
+  produceMaxVersion?(): number;
 }
 
 export interface SenderOptions {

@@ -344,8 +344,9 @@ export class Sender {
     const expect = this.#o.acks !== 0;
     const onOk = (res: ProduceResponse | undefined): void => this.#onResponse(node, batches, res);
     const onErr = (err: Error): void => this.#onRequestError(node, batches, err);
+    const maxVersion = this.#txn?.produceMaxVersion?.();
     if (this.#o.codec === 0) {
-      this.#cluster.produce(node, build(), expect).then(onOk, onErr);
+      this.#cluster.produce(node, build(), expect, maxVersion).then(onOk, onErr);
       return;
     }
     // Compression is asynchronous: chain per broker so requests still leave in drain order.
@@ -354,7 +355,7 @@ export class Sender {
     const next = prev
       .then(() => Promise.all(batches.map((b) => b.close(codec))))
       .then(() => {
-        this.#cluster.produce(node, build(), expect).then(onOk, onErr);
+        this.#cluster.produce(node, build(), expect, maxVersion).then(onOk, onErr);
       }, onErr);
     this.#chain.set(node, next);
   }

@@ -1,8 +1,16 @@
 // Client side of Kafka transactions (KIP-98): the state machine of TransactionManager.java,
 // talking to the transaction coordinator with AddPartitionsToTxn (≤ v3, the client versions),
-// AddOffsetsToTxn, TxnOffsetCommit (to the group coordinator) and EndTxn (≤ v4: transaction
-// protocol v2 of Kafka 4 is not used). The sender drains a partition only after the
-// coordinator has accepted it into the transaction.
+// AddOffsetsToTxn, TxnOffsetCommit (to the group coordinator) and EndTxn. The sender drains a
+// partition only after the coordinator has accepted it into the transaction.
+//
+// Transaction protocol v2 (KIP-890 part 2), chosen at beginTransaction() when the brokers report
+// `transaction.version` finalized at 2 or more (the features of the highest epoch seen, as Java
+// 4.0 decides; a transaction never switches midway): no AddPartitionsToTxn or AddOffsetsToTxn —
+// Produce v12 and TxnOffsetCommit v5 make the brokers add the partitions — and EndTxn v5, whose
+// answer is the producer id and epoch to continue with (the epoch goes up by one per
+// transaction, so anything still in flight from the last one is fenced; a new id when the epoch
+// runs out). The next transaction's batches start again at sequence 0. Otherwise protocol v1:
+// Produce ≤ v11, TxnOffsetCommit ≤ v4, EndTxn ≤ v4, as before.
 //
 // Errors: fencing (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
 // is fatal — the producer must be closed; a failed send or a non-retriable AddPartitions error
@@ -62,7 +70,17 @@ interface Hooks {
   flush(): Promise<void>;
   /** Fails batches not yet sent (abort). */
   abortUnsent(err: Error): void;
+  /** The `transaction.version` the brokers finalized (0 when they report none; absent: 0). */
+  transactionVersion?(): number;
 }
+
+/** Request versions of transaction protocol v1 (the last before v2) and v2. */
+const PRODUCE_V1_MAX = 11;
+const PRODUCE_V2 = 12;
+const TXN_OFFSET_COMMIT_V1_MAX = 4;
+const TXN_OFFSET_COMMIT_V2 = 5;
+const END_TXN_V1_MAX = 4;
+const END_TXN_V2 = 5;
 
 export class TransactionManager implements TransactionGate {
   readonly transactionalId: string;
@@ -78,6 +96,7 @@ export class TransactionManager implements TransactionGate {
   #adding: Promise<void> | null = null;
   #error: Error | null = null;
   #started = false;
+  #v2 = false;
 
   constructor(
     transactionalId: string,
@@ -99,6 +118,15 @@ export class TransactionManager implements TransactionGate {
     return this.#added.has(`${partition}:${topic}`);
   }
 
+  /** Whether the open (or last) transaction uses transaction protocol v2. */
+  get transactionV2(): boolean {
+    return this.#v2;
+  }
+
+  produceMaxVersion(): number {
+    return this.#v2 ? PRODUCE_V2 : PRODUCE_V1_MAX;
+  }
+
   onBatchFailed(err: Error): void {
     if (this.state === 'IN_TRANSACTION' || this.state === 'COMMITTING') this.#abortable(err);
   }
@@ -118,8 +146,13 @@ export class TransactionManager implements TransactionGate {
   addPartition(topic: string, partition: number): void {
     const k = `${partition}:${topic}`;
     if (this.#added.has(k) || this.#pendingAdd.has(k)) return;
-    this.#pendingAdd.set(k, { topic, partition });
     this.#started = true;
+    if (this.#v2) {
+      // The broker adds it when the first batch arrives (Produce v12).
+      this.#added.add(k);
+      return;
+    }
+    this.#pendingAdd.set(k, { topic, partition });
     if (this.#adding === null) {
       this.#adding = this.#addLoop().finally(() => {
         this.#adding = null;
@@ -148,6 +181,7 @@ export class TransactionManager implements TransactionGate {
     this.#added.clear();
     this.#started = false;
     this.#error = null;
+    this.#v2 = (this.#hooks.transactionVersion?.() ?? 0) >= 2;
   }
 
   async sendOffsetsToTransaction(
@@ -157,15 +191,19 @@ export class TransactionManager implements TransactionGate {
     this.#require('IN_TRANSACTION', 'sendOffsetsToTransaction()');
     const g: ConsumerGroupMetadata = typeof group === 'string' ? { groupId: group } : group;
     this.#started = true;
-    const addRes = await this.#txnRequest('AddOffsetsToTxn', (link) =>
-      link.request(addOffsetsToTxnApi, {
-        transactionalId: this.transactionalId,
-        producerId: this.#identity.producerId,
-        producerEpoch: this.#identity.epoch,
-        groupId: g.groupId,
-      }),
-    );
-    void addRes;
+    // Protocol v2: TxnOffsetCommit v5 makes the group's broker add the offsets partition.
+    if (!this.#v2)
+      await this.#txnRequest('AddOffsetsToTxn', (link) =>
+        link.request(addOffsetsToTxnApi, {
+          transactionalId: this.transactionalId,
+          producerId: this.#identity.producerId,
+          producerEpoch: this.#identity.epoch,
+          groupId: g.groupId,
+        }),
+      );
+    const versions = this.#v2
+      ? { minVersion: TXN_OFFSET_COMMIT_V2, maxVersion: TXN_OFFSET_COMMIT_V2 }
+      : { maxVersion: TXN_OFFSET_COMMIT_V1_MAX };
     const byTopic = new Map<string, TransactionOffset[]>();
     for (const o of offsets) {
       let l = byTopic.get(o.topic);
@@ -177,24 +215,28 @@ export class TransactionManager implements TransactionGate {
     }
     await this.#retrying('TxnOffsetCommit', async () => {
       const link = await this.#coordinators.find(COORDINATOR_GROUP, g.groupId, this.#timeoutMs);
-      const res = await link.request(txnOffsetCommitApi, {
-        transactionalId: this.transactionalId,
-        groupId: g.groupId,
-        producerId: this.#identity.producerId,
-        producerEpoch: this.#identity.epoch,
-        generationId: g.generationId ?? -1,
-        memberId: g.memberId ?? '',
-        groupInstanceId: g.groupInstanceId ?? null,
-        topics: [...byTopic].map(([name, list]) => ({
-          name,
-          partitions: list.map((o) => ({
-            partitionIndex: o.partition,
-            committedOffset: o.offset,
-            committedLeaderEpoch: o.leaderEpoch ?? -1,
-            committedMetadata: o.metadata ?? '',
+      const res = await link.request(
+        txnOffsetCommitApi,
+        {
+          transactionalId: this.transactionalId,
+          groupId: g.groupId,
+          producerId: this.#identity.producerId,
+          producerEpoch: this.#identity.epoch,
+          generationId: g.generationId ?? -1,
+          memberId: g.memberId ?? '',
+          groupInstanceId: g.groupInstanceId ?? null,
+          topics: [...byTopic].map(([name, list]) => ({
+            name,
+            partitions: list.map((o) => ({
+              partitionIndex: o.partition,
+              committedOffset: o.offset,
+              committedLeaderEpoch: o.leaderEpoch ?? -1,
+              committedMetadata: o.metadata ?? '',
+            })),
           })),
-        })),
-      });
+        },
+        versions,
+      );
       for (const t of res.topics) {
         for (const p of t.partitions) {
           if (p.errorCode === 0) continue;
@@ -258,7 +300,8 @@ export class TransactionManager implements TransactionGate {
 
   async #endTxn(commit: boolean): Promise<void> {
     if (this.#started) {
-      await this.#txnRequest('EndTxn', (link) =>
+      const v2 = this.#v2;
+      const res = await this.#txnRequest('EndTxn', (link) =>
         link.request(
           endTxnApi,
           {
@@ -267,9 +310,15 @@ export class TransactionManager implements TransactionGate {
             producerEpoch: this.#identity.epoch,
             committed: commit,
           },
-          { maxVersion: 4 },
+          v2 ? { minVersion: END_TXN_V2, maxVersion: END_TXN_V2 } : { maxVersion: END_TXN_V1_MAX },
         ),
       );
+      // Protocol v2: the next transaction runs at the epoch (or producer id) the coordinator
+      // moved to; its batches start again at sequence 0 (the sender sees the new identity).
+      if (v2) {
+        this.#identity.producerId = res.producerId;
+        this.#identity.epoch = res.producerEpoch;
+      }
     }
     this.#added.clear();
     this.#started = false;

@@ -2,11 +2,19 @@
 // `samsa groups --reset-offsets`, dry run unless `execute: true`), delete. Lag = high watermark
 // (read_uncommitted, as Kafka's tool) − committed offset; lag in seconds = now − timestamp of the
 // record at the committed offset (the oldest record the group has not consumed).
-import type { Admin, GroupDescription, TopicPartition } from '../../client/index.js';
+import type {
+  Admin,
+  CommittedOffset,
+  GroupDescription,
+  GroupListing,
+  TopicDescription,
+  TopicPartition,
+} from '../../client/index.js';
 import { ApiError } from '../http-util.js';
+import type { Viewer } from '../viewer.js';
 import type { ConsoleClients } from './clients.js';
 import { recordTimestamps } from './messages.js';
-import { partitionRanges, tpKey } from './offsets.js';
+import { leaderedPartitions, partitionRanges, tpKey } from './offsets.js';
 
 export interface GroupSummary {
   groupId: string;
@@ -30,22 +38,41 @@ async function offsetsWithEnds(admin: Admin, groupId: string, extra: readonly To
   };
 }
 
-export async function groupSummaries(admin: Admin): Promise<GroupSummary[]> {
+/** Every group the viewer may describe, with its committed offsets (null where they could not be read). */
+export interface GroupsRead {
+  listed: GroupListing[];
+  described: Map<string, GroupDescription>;
+  committed: Map<string, CommittedOffset[] | null>;
+}
+
+export async function readGroups(admin: Admin): Promise<GroupsRead> {
   const listed = await admin.listGroups();
-  const described =
-    listed.length === 0 ? [] : await admin.describeGroups(listed.map((g) => g.groupId)).catch(() => []);
-  const byId = new Map(described.map((d) => [d.groupId, d]));
-  return Promise.all(
-    listed.map(async (g) => {
-      const lag = await offsetsWithEnds(admin, g.groupId).then(
-        ({ committed, ranges }) => {
-          let sum = 0;
-          for (const [k, off] of committed) sum += Math.max(0, (ranges.get(k)?.end ?? off) - off);
-          return sum;
-        },
-        () => null,
-      );
-      const d = byId.get(g.groupId);
+  const [described, committed] = await Promise.all([
+    listed.length === 0 ? [] : admin.describeGroups(listed.map((g) => g.groupId)).catch(() => []),
+    Promise.all(
+      listed.map(
+        async (g) => [g.groupId, await admin.listConsumerGroupOffsets(g.groupId).catch(() => null)] as const,
+      ),
+    ),
+  ]);
+  return { listed, described: new Map(described.map((d) => [d.groupId, d])), committed: new Map(committed) };
+}
+
+/** Summaries with lag against `ends` (high watermarks by tpKey; a partition without one has no lag). */
+export function summarize(read: GroupsRead, ends: ReadonlyMap<string, number> | null): GroupSummary[] {
+  return read.listed
+    .map((g) => {
+      const offsets = read.committed.get(g.groupId);
+      let lag: number | null = null;
+      if (offsets && ends !== null) {
+        lag = 0;
+        for (const c of offsets) {
+          if (c.offset < 0n) continue;
+          const off = Number(c.offset);
+          lag += Math.max(0, (ends.get(tpKey(c)) ?? off) - off);
+        }
+      }
+      const d = read.described.get(g.groupId);
       return {
         groupId: g.groupId,
         state: d?.state ?? g.state,
@@ -53,8 +80,30 @@ export async function groupSummaries(admin: Admin): Promise<GroupSummary[]> {
         members: d?.members.length ?? 0,
         lag,
       };
-    }),
-  ).then((rows) => rows.sort((a, b) => a.groupId.localeCompare(b.groupId)));
+    })
+    .sort((a, b) => a.groupId.localeCompare(b.groupId));
+}
+
+/**
+ * The committed partitions of every group read that have a leader in `topics`: a group may keep
+ * offsets of a deleted topic, and one unknown partition would fail the whole ListOffsets batch.
+ */
+export function committedPartitions(read: GroupsRead, topics: readonly TopicDescription[]): TopicPartition[] {
+  const leadered = new Set(leaderedPartitions(topics).map(tpKey));
+  const tps = new Map<string, TopicPartition>();
+  for (const offsets of read.committed.values())
+    for (const c of offsets ?? []) {
+      const k = tpKey(c);
+      if (leadered.has(k)) tps.set(k, { topic: c.topic, partition: c.partition });
+    }
+  return [...tps.values()];
+}
+
+/** GET /api/groups: lag against high watermarks at most the cache's TTL old (one ListOffsets per leader). */
+export async function groupSummaries(v: Viewer): Promise<GroupSummary[]> {
+  const [read, topics] = await Promise.all([readGroups(v.clients.admin), v.cache.topics()]);
+  const ends = await v.cache.ends(committedPartitions(read, topics)).catch(() => null);
+  return summarize(read, ends);
 }
 
 async function describeOne(admin: Admin, groupId: string): Promise<GroupDescription> {

@@ -1,11 +1,13 @@
 // The console's single page: hash routes (#/, #/topics, #/topics/NAME, #/topics/NAME/messages,
-// #/groups, #/groups/ID, #/acls, #/quotas), a header with the navigation, and the session (read-only or not).
+// #/groups, #/groups/ID, #/acls, #/quotas), a header with the navigation, and the session
+// (read-only or not; with a SASL login, the login page until the user is in, and a logout).
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { api, html } from './lib.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, closeLive, html, setSession as setApiSession } from './lib.js';
 import { AclsPage } from './pages/acls.js';
 import { GroupPage } from './pages/group.js';
 import { GroupsPage } from './pages/groups.js';
+import { LoginPage } from './pages/login.js';
 import { MessagesPage } from './pages/messages.js';
 import { OverviewPage } from './pages/overview.js';
 import { QuotasPage } from './pages/quotas.js';
@@ -39,28 +41,65 @@ function App() {
   const hash = useHash();
   const [session, setSession] = useState(null);
   const [error, setError] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const user = useRef(null);
+  const load = () =>
+    api.get('/session').then((s) => {
+      user.current = s.user;
+      setApiSession(s, () => {
+        // An API call answered 401: the session expired or was ended elsewhere.
+        if (user.current === null) return;
+        user.current = null;
+        closeLive();
+        setNotice('Your session has ended: log in again.');
+        load();
+      });
+      setSession(s);
+    }, setError);
   useEffect(() => {
-    api.get('/session').then(setSession, setError);
+    load();
   }, []);
+  const logout = async () => {
+    user.current = null;
+    await api.post('/logout').catch(() => {});
+    closeLive();
+    setNotice('Logged out.');
+    load();
+  };
   const [section, Page, props] = route(hash);
   useEffect(() => {
     document.querySelector('main h1')?.focus();
-  }, [hash]);
+  }, [hash, session?.user]);
+  const loggedOut = session?.login === 'sasl' && session.user === null;
   const link = (href, name, label) =>
     html`<a href=${href} aria-current=${section === name ? 'page' : undefined}>${label}</a>`;
   return html`
     <header>
       <a class="brand" href="#/">Samsa console</a>
-      <nav aria-label="Sections">
+      ${
+        loggedOut
+          ? null
+          : html`<nav aria-label="Sections">
         ${link('#/', 'overview', 'Cluster')} ${link('#/topics', 'topics', 'Topics')} ${link('#/groups', 'groups', 'Consumer groups')}
         ${link('#/acls', 'acls', 'ACLs')} ${link('#/quotas', 'quotas', 'Quotas')}
-      </nav>
+      </nav>`
+      }
       ${session?.readOnly ? html`<span class="badge" title="console.read.only=true">read-only</span>` : null}
       ${session?.user ? html`<span class="user">${session.user}</span>` : null}
+      ${session?.login === 'sasl' && session.user ? html`<button type="button" class="logout" onClick=${logout}>Log out</button>` : null}
     </header>
     <main>
       ${error ? html`<p class="error" role="alert">${error.message}</p>` : null}
-      ${session ? html`<${Page} ...${props} session=${session} key=${hash} />` : null}
+      ${
+        loggedOut
+          ? html`<${LoginPage} mechanisms=${session.mechanisms} notice=${notice} onLogin=${() => {
+              setNotice(null);
+              load();
+            }} />`
+          : session
+            ? html`<${Page} ...${props} session=${session} key=${`${hash} ${session.user}`} />`
+            : null
+      }
     </main>`;
 }
 

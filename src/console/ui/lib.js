@@ -2,7 +2,7 @@
 // decoding of record bytes (the API sends keys, values and headers as base64).
 import htm from 'htm';
 import { h } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 export const html = htm.bind(h);
 
@@ -13,14 +13,24 @@ export class ApiFailure extends Error {
   }
 }
 
+// A login session's CSRF token (sent with every write), and who to tell when the session is gone.
+let csrf = null;
+let onLoggedOut = () => {};
+export function setSession(session, loggedOut) {
+  csrf = session?.csrf ?? null;
+  if (loggedOut) onLoggedOut = loggedOut;
+}
+
 async function call(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
+  if (method !== 'GET' && csrf !== null) init.headers['X-Samsa-CSRF'] = csrf;
   const res = await fetch(`/api${path}`, init);
   const data = await res.json().catch(() => ({}));
+  if (res.status === 401 && data.login) onLoggedOut();
   if (!res.ok) throw new ApiFailure(res.status, data.error ?? `${res.status} ${res.statusText}`);
   return data;
 }
@@ -33,14 +43,20 @@ export const api = {
 
 export const enc = encodeURIComponent;
 
-/** Loads `path` (again whenever `deps` change); `reload()` fetches it anew. */
+/**
+ * Loads `path` (again whenever `deps` change); `reload()` fetches it anew, `reload('fresh=1')`
+ * once with that query added.
+ */
 export function useApi(path, deps = []) {
   const [state, setState] = useState({ data: null, error: null, loading: true });
   const [n, setN] = useState(0);
+  const extra = useRef('');
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true }));
-    api.get(path).then(
+    const q = extra.current;
+    extra.current = '';
+    api.get(q === '' ? path : `${path}${path.includes('?') ? '&' : '?'}${q}`).then(
       (data) => live && setState({ data, error: null, loading: false }),
       (error) => live && setState({ data: null, error, loading: false }),
     );
@@ -48,25 +64,33 @@ export function useApi(path, deps = []) {
       live = false;
     };
   }, [path, n, ...deps]);
-  return { ...state, reload: () => setN((x) => x + 1) };
+  return {
+    ...state,
+    reload: (q = '') => {
+      extra.current = typeof q === 'string' ? q : '';
+      setN((x) => x + 1);
+    },
+  };
 }
 
 /** The latest event of `name` on the console's event stream (one EventSource per page). */
 let source = null;
-const listeners = new Map();
 export function useLiveEvent(name) {
   const [value, setValue] = useState(null);
   useEffect(() => {
     source ??= new EventSource('/api/events');
+    const s = source;
     const fn = (e) => setValue(JSON.parse(e.data));
-    source.addEventListener(name, fn);
-    listeners.set(fn, name);
-    return () => {
-      source.removeEventListener(name, fn);
-      listeners.delete(fn);
-    };
+    s.addEventListener(name, fn);
+    return () => s.removeEventListener(name, fn);
   }, [name]);
   return value;
+}
+
+/** Closes the event stream (logout); the next page that listens opens a new one. */
+export function closeLive() {
+  source?.close();
+  source = null;
 }
 
 export function Loading({ state, children }) {
@@ -92,6 +116,16 @@ export function fmtBytes(n) {
   }
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
+
+/** A rate: `1,234/s`, `12.5/s` below 100, `<0.1/s` for a trickle; `–` when unknown. */
+export function fmtRate(n) {
+  if (n === null || n === undefined) return '–';
+  if (n > 0 && n < 0.1) return '<0.1/s';
+  return `${n < 100 && n !== 0 ? n.toFixed(1) : numbers.format(Math.round(n))}/s`;
+}
+
+export const fmtByteRate = (n) =>
+  n === null || n === undefined ? '–' : `${fmtBytes(n < 1024 ? Math.round(n) : n)}/s`;
 
 export function fmtSeconds(s) {
   if (s === null || s === undefined) return '–';
@@ -135,10 +169,16 @@ export function showBytes(b64, as) {
   return text;
 }
 
-/** A table whose columns sort when their header button is pressed. */
-export function useSort(initial) {
+/**
+ * A table whose columns sort when their header button is pressed; `apply` sorts rows here,
+ * `sort` ({key, dir}) is for tables sorted by the server.
+ */
+export function useSort(initial, onChange = () => {}) {
   const [sort, setSort] = useState({ key: initial, dir: 1 });
-  const by = (key) => setSort((s) => ({ key, dir: s.key === key ? -s.dir : 1 }));
+  const by = (key) => {
+    setSort((s) => ({ key, dir: s.key === key ? -s.dir : 1 }));
+    onChange();
+  };
   const apply = (rows) =>
     [...rows].sort((a, b) => {
       const x = a[sort.key];
@@ -150,5 +190,5 @@ export function useSort(initial) {
     html`<th scope="col" class=${num ? 'num' : ''} aria-sort=${sort.key === k ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none'}>
       <button type="button" class="sort" onClick=${() => by(k)}>${children}${sort.key === k ? (sort.dir > 0 ? ' ▲' : ' ▼') : ''}</button>
     </th>`;
-  return { apply, Th };
+  return { apply, Th, sort };
 }

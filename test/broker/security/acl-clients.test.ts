@@ -9,19 +9,19 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import kafkajsModule, { Kafka, logLevel } from 'kafkajs';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { KafkaResponseError } from '../../../src/net/index.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
 import { exec } from '../../interop/support/exec.js';
+import { repoFile } from '../../support/repo.js';
 import { scaled } from '../../support/timeouts.js';
 import { PASSWORDS, plainJaas } from '../sasl/support.js';
 
 // kafkajs is CommonJS: its enums are not seen as named exports.
 const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajsModule;
-const SCRIPT = fileURLToPath(new URL('./python/acl_clients.py', import.meta.url));
+const SCRIPT = repoFile('test/broker/security/python/acl_clients.py');
 const PYTHON = '/usr/bin/python3';
 /** carol exists only here: kcat's user, granted nothing but DESCRIBE on one topic. */
 const CAROL_PASSWORD = 'carol-Secret-4e1d';

@@ -9,7 +9,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parseConnectString } from '../../../src/broker/metadata/zookeeper/zk-connect-string.js';
 import {
   assertZooKeeperInstalled,
@@ -22,6 +21,7 @@ import {
   zooKeeperJavaArgs,
 } from '../../../src/broker/metadata/zookeeper/zk-server.js';
 import { runZooKeeper, ZOOKEEPER_USAGE } from '../../../src/cli/commands/zookeeper.js';
+import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
 import { LIVENESS_MS, waitFor } from './helpers.js';
 
 function lines(cfg: string): Map<string, string> {
@@ -124,12 +124,12 @@ test('samsa zookeeper runs ZooKeeper in the foreground and stops with it on SIGT
     });
   });
   const dataDir = await mkdtemp(join(tmpdir(), 'samsa-zk-cli-'));
-  const cli = fileURLToPath(new URL('../../../src/cli/commands/zookeeper.ts', import.meta.url));
+  const cli = moduleFile('src/cli/commands/zookeeper.ts');
   const script = `
     const { runZooKeeper } = await import(${JSON.stringify(cli)});
     process.exitCode = await runZooKeeper(['--port', '${port}', '--data-dir', ${JSON.stringify(dataDir)}]);
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, afterEach, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { ZkClient, ZkWatchEvent } from '../../../src/broker/metadata/zookeeper/zk-client.js';
 import {
   brokerIdPath,
@@ -15,6 +14,7 @@ import {
 import { createEphemeralChecked } from '../../../src/broker/metadata/zookeeper/zk-ephemeral.js';
 import { ZkError } from '../../../src/broker/metadata/zookeeper/zk-errors.js';
 import { expireZkSession, startTestZooKeeper, type TestZooKeeper } from '../../../src/testkit/zookeeper.js';
+import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
 import { buf, Clients, eventually, LIVENESS_MS, waitFor } from './helpers.js';
 
 let zk: TestZooKeeper;
@@ -56,9 +56,7 @@ test('an ephemeral vanishes as soon as its session is closed', async () => {
 
 test('an ephemeral vanishes when its process dies (session timeout)', async () => {
   const [, b] = await pair();
-  const clientModule = fileURLToPath(
-    new URL('../../../src/broker/metadata/zookeeper/zk-client.ts', import.meta.url),
-  );
+  const clientModule = moduleFile('src/broker/metadata/zookeeper/zk-client.ts');
   const script = `
     const { ZkClient } = await import(${JSON.stringify(clientModule)});
     const c = await ZkClient.connect(${JSON.stringify(b.connectString)}, { sessionTimeoutMs: 1000, connectionTimeoutMs: 30000 });
@@ -66,7 +64,7 @@ test('an ephemeral vanishes when its process dies (session timeout)', async () =
     process.stdout.write('ready\\n');
     setInterval(() => {}, 1000);
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

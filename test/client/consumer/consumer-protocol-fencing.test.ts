@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { TopicPartition } from '../../../src/client/consumer/index.js';
 import type { TestBroker } from '../../../src/testkit/index.js';
+import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
 import { scaled } from '../../support/timeouts.js';
 import { key, until } from './group-worker.js';
 import { broker, consumer, createTopic } from './support.js';
 
-const CHILD = fileURLToPath(new URL('./consumer-protocol-child.ts', import.meta.url));
+const CHILD = moduleFile('test/client/consumer/consumer-protocol-child.ts');
 
 interface ChildEvent {
   kind: string;
@@ -33,7 +33,7 @@ after(async () => {
 });
 
 function startChild(topic: string, group: string): { child: ChildProcess; events: ChildEvent[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, b.bootstrap, topic, group], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, CHILD, b.bootstrap, topic, group], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const events: ChildEvent[] = [];

@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { TestBroker } from '../../../src/testkit/index.js';
+import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
 import { scaled } from '../../support/timeouts.js';
 import { broker, createTopic } from '../consumer/support.js';
 import {
@@ -23,7 +23,7 @@ import {
   until,
 } from './support.js';
 
-const CHILD = fileURLToPath(new URL('./ordered-parallel-child.ts', import.meta.url));
+const CHILD = moduleFile('test/client/patterns/ordered-parallel-child.ts');
 const RECORDS = 5000;
 
 let b: TestBroker;
@@ -42,7 +42,7 @@ function startChild(
   group: string,
   log: string,
 ): { child: ChildProcess; stderr: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, b.bootstrap, topic, group, log], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, CHILD, b.bootstrap, topic, group, log], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

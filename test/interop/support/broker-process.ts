@@ -2,10 +2,10 @@
 // must stop the broker abruptly (SIGKILL) or check the CLI itself.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
 import { scaled } from '../../support/timeouts.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
+const MAIN = moduleFile('src/cli/main.ts');
 
 export interface BrokerProcess {
   readonly child: ChildProcess;
@@ -18,7 +18,7 @@ export interface BrokerProcess {
 
 /** Starts `samsa start ARGS`; waits (scaled) `timeoutMs` for its "listening on" line. */
 export async function spawnBroker(args: readonly string[], timeoutMs = 60_000): Promise<BrokerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], {
+  const child = spawn(process.execPath, [...LOADER_FLAGS, MAIN, 'start', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

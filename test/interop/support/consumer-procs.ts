@@ -1,5 +1,6 @@
 // Runs consumer child processes and collects what each one printed.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { nodeArgs, repoFile } from '../../support/repo.js';
 import { scaled, TestTimeoutError } from '../../support/timeouts.js';
 
 export interface ConsumedRecord {
@@ -49,15 +50,16 @@ export class ConsumerProc {
   }
 
   static node(name: string, script: string, args: string[]): ConsumerProc {
-    const path = new URL(script, import.meta.url).pathname;
     return new ConsumerProc(
       name,
-      spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+      spawn(process.execPath, nodeArgs(`test/interop/support/${script}`, ...args), {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
     );
   }
 
   static python(name: string, args: string[]): ConsumerProc {
-    const path = new URL('./ck_consumer.py', import.meta.url).pathname;
+    const path = repoFile('test/interop/support/ck_consumer.py');
     return new ConsumerProc(
       name,
       spawn('/usr/bin/python3', ['-u', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),

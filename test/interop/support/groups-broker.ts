@@ -5,9 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
 import { scaled } from '../../support/timeouts.js';
 
-const MAIN = new URL('../../../src/cli/main.ts', import.meta.url).pathname;
+const MAIN = moduleFile('src/cli/main.ts');
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -41,8 +42,7 @@ export class BrokerProcess {
 
   async start(): Promise<void> {
     const args = [
-      '--import',
-      'tsx',
+      ...LOADER_FLAGS,
       MAIN,
       'start',
       '--port',

@@ -10,8 +10,9 @@ import {
   encodeRequest,
   type RequestHeader,
 } from '../../../src/protocol/messages/index.js';
+import { repoFile } from '../../support/repo.js';
 
-const DIR = join(import.meta.dirname, '../../fixtures/golden');
+const DIR = repoFile('test/fixtures/golden');
 
 export function fixture(name: string): Buffer {
   return readFileSync(join(DIR, name));

@@ -10,6 +10,7 @@ import { GENERATED_APIS } from '../../../src/protocol/messages/generated/index.j
 import { metadataApi } from '../../../src/protocol/messages/generated/metadata.js';
 import { apiMetadata } from '../../../src/protocol/messages/header-versions.js';
 import { decodeResponse, encodeRequest, encodeResponse } from '../../../src/protocol/messages/index.js';
+import { LOADER_FLAGS, moduleUrl } from '../../support/repo.js';
 
 test('API_METADATA matches every generated descriptor', () => {
   assert.equal(API_METADATA.length, GENERATED_APIS.length);
@@ -63,12 +64,12 @@ test('frame.ts and header.ts load no codec module of an API they are not given',
       export function initialize(d) { port = d.port; }
       export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r; }
     \`), { parentURL: import.meta.url, data: { port: port2 }, transferList: [port2] });
-    await import(${JSON.stringify(new URL('../../../src/protocol/messages/frame.ts', import.meta.url).href)});
+    await import(${JSON.stringify(moduleUrl('src/protocol/messages/frame.ts'))});
     await new Promise((r) => setTimeout(r, 50));
-    const codecs = seen.filter((u) => u.includes('/generated/') && !/(request-header|api-metadata)\\.ts$/.test(u));
+    const codecs = seen.filter((u) => u.includes('/generated/') && !/(request-header|api-metadata)\\.[jt]s$/.test(u));
     process.stdout.write(JSON.stringify(codecs));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, [...LOADER_FLAGS, '--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -154,7 +154,7 @@ const MUTATORS: Mutator[] = [
   },
 ];
 
-test('seeded fuzz: 100,000 mutated frames across APIs and versions', { timeout: 60_000 }, (t) => {
+test('seeded fuzz: 100,000 mutated frames across APIs and versions', (t) => {
   const corpus = samples(['rich', 'random']);
   const rng = new Rng(0xfeed);
   const started = Date.now();
@@ -194,6 +194,6 @@ test('seeded fuzz: 100,000 mutated frames across APIs and versions', { timeout: 
     rejected > ITERATIONS / 10 && decoded > ITERATIONS / 20,
     `decoded ${decoded}, rejected ${rejected}`,
   );
+  // How long it took is reported, not asserted: a loaded machine is slow, not wrong.
   t.diagnostic(`${ITERATIONS} frames in ${ms} ms: ${decoded} decoded and re-encoded, ${rejected} rejected`);
-  assert.ok(ms < 45_000, `fuzz took ${ms} ms`);
 });

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   API_BY_KEY,
@@ -19,6 +20,7 @@ import {
 } from '../../../src/protocol/messages/index.js';
 import { Reader } from '../../../src/protocol/primitives/reader.js';
 import { Writer } from '../../../src/protocol/primitives/writer.js';
+import { repoFile } from '../../support/repo.js';
 
 const h = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const cat = (chunks: Buffer[]) => Buffer.concat(chunks);
@@ -56,11 +58,7 @@ test('ApiVersions v3 request (librdkafka bytes) and response with tagged fields'
       clientSoftwareVersion: '2.0.2',
     }),
   );
-  assert.ok(
-    req.equals(
-      readFileSync(new URL('../../fixtures/golden/librdkafka-api-versions-v3.bin', import.meta.url)),
-    ),
-  );
+  assert.ok(req.equals(readFileSync(repoFile('test/fixtures/golden/librdkafka-api-versions-v3.bin'))));
   // Response header v0 even though v3 is flexible; tags 0 (array), 1 (int64) and 3 (bool) set,
   // emitted in ascending order; FinalizedFeatures (tag 2) is at its default and omitted.
   const want = h(`
@@ -194,13 +192,13 @@ interface GoldenFrame {
 }
 
 test('real client request frames decode and re-encode byte for byte', () => {
-  const dir = new URL('../../fixtures/golden/', import.meta.url);
-  const manifest = JSON.parse(readFileSync(new URL('manifest.json', dir), 'utf8')) as {
+  const dir = repoFile('test/fixtures/golden/');
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
     frames: GoldenFrame[];
   };
   assert.ok(manifest.frames.length >= 10);
   for (const f of manifest.frames) {
-    const frame = readFileSync(new URL(f.file, dir));
+    const frame = readFileSync(join(dir, f.file));
     assert.equal(frame.readInt32BE(0), frame.length - 4, f.file);
     const { header, reader } = decodeRequestHeader(frame.subarray(4));
     assert.deepEqual(header, {

@@ -3,11 +3,11 @@
 // of the generator's emitters so that a wrong emitter cannot hide behind a wrong expectation.
 
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { loadMessage, type MessageSpec, versionsOf } from '../../../tools/gen-protocol/schema.js';
+import { repoFile } from '../../support/repo.js';
 
 /** The schemas `npm run gen` generated the codecs from, copied into the repository by it. */
-export const SCHEMA_DIR = fileURLToPath(new URL('../../fixtures/kafka-protocol/', import.meta.url));
+export const SCHEMA_DIR = repoFile('test/fixtures/kafka-protocol/');
 
 export interface ApiSchemas {
   name: string;

@@ -16,6 +16,7 @@ import {
   type RecordInput,
   validateBatch,
 } from '../../../src/protocol/record-batch/index.js';
+import { repoFile } from '../../support/repo.js';
 import { goldenFrame, kcatGoldenValue, produceRecords } from './golden.js';
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
@@ -61,11 +62,10 @@ describe('kcat 1.7.1 (librdkafka 2.0.2) RecordBatch v2', () => {
 
 describe('kcat legacy message sets (magic 0 and 1)', () => {
   const lines: string[] = JSON.parse(
-    readFileSync(new URL('../../fixtures/record-batch/kcat-legacy-lines.json', import.meta.url), 'utf8'),
+    readFileSync(repoFile('test/fixtures/record-batch/kcat-legacy-lines.json'), 'utf8'),
   );
   const expected = lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]);
-  const file = (name: string) =>
-    readFileSync(new URL(`../../fixtures/record-batch/${name}`, import.meta.url));
+  const file = (name: string) => readFileSync(repoFile(`test/fixtures/record-batch/${name}`));
   for (const magic of [0, 1]) {
     for (const codec of ['none', 'gzip', 'snappy', 'lz4']) {
       test(`magic ${magic} ${codec}`, async () => {

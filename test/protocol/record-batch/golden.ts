@@ -2,9 +2,10 @@
 // tools/capture-golden captured from real clients (test/fixtures/golden/). Parsed by hand so
 // that these tests do not depend on the generated request codecs.
 import { readFileSync } from 'node:fs';
+import { repoFile } from '../../support/repo.js';
 
 export function goldenFrame(file: string): Buffer {
-  return readFileSync(new URL(`../../fixtures/golden/${file}`, import.meta.url));
+  return readFileSync(repoFile(`test/fixtures/golden/${file}`));
 }
 
 /** Records field of the single partition of a Produce v3-v8 request frame (size-prefixed). */

@@ -18,6 +18,7 @@ import {
   parseLegacyMessage,
   RecordBatchError,
 } from '../../../src/protocol/record-batch/index.js';
+import { repoFile } from '../../support/repo.js';
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4'] as const;
 const rec = (i: number, ts = 1_700_000_000_000n + BigInt(i)) => ({
@@ -78,12 +79,10 @@ describe('encodeLegacyMessageSet', () => {
 
   test('same bytes as librdkafka for uncompressed sets (kcat fixtures)', () => {
     const lines: string[] = JSON.parse(
-      readFileSync(new URL('../../fixtures/record-batch/kcat-legacy-lines.json', import.meta.url), 'utf8'),
+      readFileSync(repoFile('test/fixtures/record-batch/kcat-legacy-lines.json'), 'utf8'),
     );
     for (const magic of [0, 1] as const) {
-      const fixture = readFileSync(
-        new URL(`../../fixtures/record-batch/kcat-magic${magic}-none.bin`, import.meta.url),
-      );
+      const fixture = readFileSync(repoFile(`test/fixtures/record-batch/kcat-magic${magic}-none.bin`));
       const ts =
         magic === 1 ? parseLegacyMessage(fixture, 0, 12 + fixture.readInt32BE(8), true).timestamp : -1n;
       const input = lines.map((l, i) => {

@@ -145,7 +145,12 @@ function group(tps: readonly TopicPartition[]): TopicPartitionSet[] {
  * (Kafka's WriteTxnMarkers: acks=all within request.timeout.ms); a timeout or a lost leadership
  * answers its error code and the marker is retried.
  */
-async function appendMarker(p: Partition, marker: TxnMarker, timestamp: number, minIsr: number): Promise<void> {
+async function appendMarker(
+  p: Partition,
+  marker: TxnMarker,
+  timestamp: number,
+  minIsr: number,
+): Promise<void> {
   const batch = encodeControlBatch({
     producerId: marker.producerId,
     producerEpoch: marker.producerEpoch,

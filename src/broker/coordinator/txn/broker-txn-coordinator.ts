@@ -15,8 +15,8 @@ import { type CoordinatorLocation, InternalTopic, logCoordinatorError } from '..
 import { LogPartitionWriter } from '../runtime/log-partition-writer.js';
 import { BrokerLinks } from './broker-links.js';
 import { BrokerMarkerWriter, REMOTE_TIMEOUT_MS } from './broker-marker-writer.js';
-import { verifyRemotely } from './remote-verifier.js';
-import { txnConfigFromProps } from './txn-config.js';
+import { addRemotely, verifyRemotely } from './remote-verifier.js';
+import { type TxnConfig, txnConfigFromProps } from './txn-config.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
@@ -35,8 +35,20 @@ export interface TxnCoordinatorDeps {
   readonly logger: Logger;
 }
 
+/** `transaction.version` as ApiVersions reports it (Kafka's finalized feature). */
+export interface FinalizedTransactionVersion {
+  readonly level: number;
+  /**
+   * Kafka's FinalizedFeaturesEpoch: clients take the features of the highest epoch they have
+   * seen. The level is a static config here, so the epoch is the time (ms) it took effect: the
+   * broker's start. A restart with another level is then news to every client.
+   */
+  readonly epoch: bigint;
+}
+
 export class BrokerTxnCoordinator {
   readonly coordinator: TransactionCoordinator;
+  readonly transactionVersion: FinalizedTransactionVersion;
   readonly markers: BrokerMarkerWriter;
   readonly #topic: InternalTopic;
   readonly #links: BrokerLinks;
@@ -64,8 +76,10 @@ export class BrokerTxnCoordinator {
       ...(deps.minIsrOf ? { minIsrOf: deps.minIsrOf } : {}),
     });
     const remote = { image: deps.image, links: this.#links, nodeId, topic: TRANSACTION_STATE_TOPIC };
+    const config: TxnConfig = txnConfigFromProps(deps.config.props);
+    this.transactionVersion = { level: config.transactionVersion, epoch: BigInt(Date.now()) };
     this.coordinator = new TransactionCoordinator({
-      config: txnConfigFromProps(deps.config.props),
+      config,
       writer,
       loader: writer,
       markers: this.markers,
@@ -73,6 +87,8 @@ export class BrokerTxnCoordinator {
       coordinatorEpochOf: (p) => Math.max(0, replicas.get(TRANSACTION_STATE_TOPIC, p)?.leaderEpoch ?? 0),
       verifyRemotely: (p, id, producerId, epoch, partitions) =>
         verifyRemotely(remote, p, id, producerId, epoch, partitions),
+      addRemotely: (p, id, producerId, epoch, partitions) =>
+        addRemotely(remote, p, id, producerId, epoch, partitions),
       onError: logCoordinatorError(deps.logger, 'transaction coordinator'),
     });
     this.#topic = new InternalTopic(TRANSACTION_STATE_TOPIC, deps, this.coordinator, () => this.#topicSpec());

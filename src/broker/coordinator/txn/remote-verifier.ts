@@ -7,7 +7,18 @@
 // none) — a VerifyOnly request reaching a broker that no longer coordinates could be passed on
 // again, and two brokers with momentarily different views would pass it back and forth. The
 // verdict is computed here with the shard's own rules (`verifyTransaction`).
+//
+// Transaction protocol v2 (KIP-890 part 2) needs a write, not a question: the partitions of a
+// Produce v12 or TxnOffsetCommit v5 are added by the coordinating broker (`addRemotely`), with
+// AddPartitionsToTxn v5 VerifyOnly=false as Kafka's brokers send it. The receiving broker adds
+// them on its own shard or answers NOT_COORDINATOR; it never passes the request on.
+
+import type { BrokerLink } from '../../../net/broker-link.js';
 import { ErrorCode } from '../../../protocol/errors.js';
+import {
+  type AddPartitionsToTxnResponse,
+  addPartitionsToTxnApi,
+} from '../../../protocol/messages/generated/add-partitions-to-txn.js';
 import {
   type DescribeTransactionsResponse,
   describeTransactionsApi,
@@ -25,6 +36,65 @@ export interface RemoteVerifierDeps {
   readonly topic: string;
 }
 
+/** The link to the broker leading `partition` of the coordinators' topic, or the error code to answer. */
+function coordinatorLink(deps: RemoteVerifierDeps, partition: number): BrokerLink | number {
+  const leader = deps.image.topic(deps.topic)?.partitions[partition]?.leader ?? -1;
+  // Led here by the image but not loaded (yet, or any more): the client asks again.
+  if (leader === deps.nodeId) return ErrorCode.NOT_COORDINATOR;
+  return (leader < 0 ? null : deps.links.get(leader)) ?? ErrorCode.COORDINATOR_NOT_AVAILABLE;
+}
+
+/**
+ * Adds `parts` to the transaction on the broker leading `partition` (protocol v2); resolves with
+ * the first partition error or NONE. A refusal of the whole request (CLUSTER_AUTHORIZATION_FAILED:
+ * this broker may not act for clients there) is INVALID_TXN_STATE, as Kafka's brokers report it.
+ */
+export async function addRemotely(
+  deps: RemoteVerifierDeps,
+  partition: number,
+  transactionalId: string,
+  producerId: bigint,
+  epoch: number,
+  parts: readonly TopicPartitionSet[],
+): Promise<number> {
+  const link = coordinatorLink(deps, partition);
+  if (typeof link === 'number') return link;
+  let res: AddPartitionsToTxnResponse;
+  try {
+    res = await link.request(
+      addPartitionsToTxnApi,
+      {
+        transactions: [
+          {
+            transactionalId,
+            producerId,
+            producerEpoch: epoch,
+            verifyOnly: false,
+            topics: parts.map((t) => ({ name: t.topic, partitions: [...t.partitions] })),
+          },
+        ],
+        v3AndBelowTransactionalId: '',
+        v3AndBelowProducerId: -1n,
+        v3AndBelowProducerEpoch: -1,
+        v3AndBelowTopics: [],
+      },
+      { minVersion: 4 },
+    );
+  } catch {
+    return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  }
+  if (res.errorCode !== ErrorCode.NONE)
+    return res.errorCode === ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+      ? ErrorCode.INVALID_TXN_STATE
+      : res.errorCode;
+  const t = res.resultsByTransaction.find((x) => x.transactionalId === transactionalId);
+  if (t === undefined) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  for (const topic of t.topicResults)
+    for (const p of topic.resultsByPartition)
+      if (p.partitionErrorCode !== ErrorCode.NONE) return p.partitionErrorCode;
+  return ErrorCode.NONE;
+}
+
 /** Verifies on the broker leading `partition`; resolves with the Kafka error code. */
 export async function verifyRemotely(
   deps: RemoteVerifierDeps,
@@ -34,11 +104,8 @@ export async function verifyRemotely(
   epoch: number,
   parts: readonly TopicPartitionSet[],
 ): Promise<number> {
-  const leader = deps.image.topic(deps.topic)?.partitions[partition]?.leader ?? -1;
-  // Led here by the image but not loaded (yet, or any more): the client asks again.
-  if (leader === deps.nodeId) return ErrorCode.NOT_COORDINATOR;
-  const link = leader < 0 ? null : deps.links.get(leader);
-  if (link === null) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  const link = coordinatorLink(deps, partition);
+  if (typeof link === 'number') return link;
   let res: DescribeTransactionsResponse;
   try {
     res = await link.request(describeTransactionsApi, { transactionalIds: [transactionalId] });

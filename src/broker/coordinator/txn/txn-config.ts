@@ -1,5 +1,11 @@
 // Transaction coordinator settings, under Kafka's broker config names and defaults
-// (TransactionStateManagerConfig / TransactionLogConfig).
+// (TransactionStateManagerConfig / TransactionLogConfig), plus `transaction.version`: the level
+// Kafka finalizes as a cluster feature (`kafka-storage format --feature`, `kafka-features`), a
+// static broker config here. Kafka 4.0 finalizes 2 on a new cluster, so that is the default.
+//   0: transaction protocol v1, `__transaction_state` values in TransactionLogValue v0;
+//   1: the same protocol, values in TransactionLogValue v1 (flexible: previous/next producer id
+//      and the client's transaction version are kept);
+//   2: also transaction protocol v2 (KIP-890 part 2) for the clients that ask for it.
 
 export interface TxnConfig {
   /** transaction.state.log.num.partitions */
@@ -12,7 +18,13 @@ export interface TxnConfig {
   abortTimedOutIntervalMs: number;
   /** transaction.remove.expired.transaction.cleanup.interval.ms */
   removeExpiredIntervalMs: number;
+  /** transaction.version: the finalized level of Kafka's feature (0-2). */
+  transactionVersion: number;
 }
+
+export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
+/** The levels of `transaction.version` this broker can run (Kafka 4.0: 0-2). */
+export const SUPPORTED_TRANSACTION_VERSIONS = { min: 0, max: 2 } as const;
 
 export const DEFAULT_TXN_CONFIG: TxnConfig = {
   numPartitions: 50,
@@ -20,6 +32,7 @@ export const DEFAULT_TXN_CONFIG: TxnConfig = {
   idExpirationMs: 604_800_000,
   abortTimedOutIntervalMs: 10_000,
   removeExpiredIntervalMs: 3_600_000,
+  transactionVersion: 2,
 };
 
 export function txnConfigFromProps(props: ReadonlyMap<string, string>): TxnConfig {
@@ -42,5 +55,13 @@ export function txnConfigFromProps(props: ReadonlyMap<string, string>): TxnConfi
       'transaction.remove.expired.transaction.cleanup.interval.ms',
       d.removeExpiredIntervalMs,
     ),
+    transactionVersion: transactionVersionOf(props.get(TRANSACTION_VERSION_FEATURE), d.transactionVersion),
   };
+}
+
+/** A `transaction.version` value; anything but a supported level keeps `fallback` (config validation reports it). */
+function transactionVersionOf(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? Number.NaN : Number(v.trim());
+  const { min, max } = SUPPORTED_TRANSACTION_VERSIONS;
+  return Number.isInteger(n) && n >= min && n <= max ? n : fallback;
 }

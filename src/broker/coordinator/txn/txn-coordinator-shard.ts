@@ -5,6 +5,11 @@
 //   Ongoing --EndTxn--> PrepareCommit | PrepareAbort --markers written--> CompleteCommit | CompleteAbort
 //   Ongoing --InitProducerId or timeout--> (PrepareEpochFence: epoch + 1) PrepareAbort
 //
+// Transaction protocol v2 (KIP-890 part 2; `txn-end.ts`): EndTxn v5 moves to Prepare* with
+// epoch + 1 and completes with the producer continuing at that epoch (or a new producer id).
+// Partitions added for a v2 client (by the brokers, from Produce v12 / TxnOffsetCommit v5) mark
+// the transaction as v2; InitProducerId and the fencing aborts follow protocol v1.
+//
 // Every operation is synchronous and returns the record of the new state; the runtime replays
 // it at once (later operations see it) and answers only once it is committed. A Prepare* state
 // hands its markers to `hooks.onPrepared` only after its record is committed, so a marker never
@@ -13,6 +18,7 @@
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { CoordinatorResult, CoordinatorShard, ShardContext } from '../runtime/coordinator-shard.js';
 import type { TxnConfig } from './txn-config.js';
+import { completed, decideEndTxn, type EndTxnAnswer, type EndTxnRequest, identityAfter } from './txn-end.js';
 import {
   containsAll,
   isEpochExhausted,
@@ -44,6 +50,11 @@ export interface TxnShardHooks {
 export interface ProducerIdAndEpoch {
   producerId: bigint;
   producerEpoch: number;
+}
+
+export interface EndTxnResult extends EndTxnAnswer {
+  /** The epoch runs out with this transaction (protocol v2): allocate a producer id and retry. */
+  needsProducerId?: boolean;
 }
 
 export interface InitProducerIdResult extends ProducerIdAndEpoch {
@@ -180,7 +191,7 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
       case 'CompleteCommit':
       case 'CompleteAbort': {
         const base = {
-          ...m,
+          ...protocolV1(m),
           timeoutMs,
           state: 'Empty' as const,
           partitions: [],
@@ -223,10 +234,11 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     }
   }
 
+  /** A fencing abort bumps the epoch once and follows protocol v1, whatever the client spoke. */
   #fencedAbort(m: TxnMetadata, now: number): TxnMetadata {
     const epoch = isEpochExhausted(m.producerEpoch) ? m.producerEpoch : m.producerEpoch + 1;
     return {
-      ...m,
+      ...protocolV1(m),
       producerEpoch: epoch,
       lastProducerEpoch: NO_PRODUCER_EPOCH,
       state: 'PrepareAbort',
@@ -234,12 +246,17 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     };
   }
 
-  /** AddPartitionsToTxn / AddOffsetsToTxn: the transaction is (or stays) Ongoing with them. */
+  /**
+   * AddPartitionsToTxn / AddOffsetsToTxn, and the adds the brokers make for Produce v12 and
+   * TxnOffsetCommit v5 (`clientTransactionVersion` 2): the transaction is (or stays) Ongoing
+   * with them.
+   */
   addPartitions(
     id: string,
     producerId: bigint,
     epoch: number,
     add: readonly TopicPartitionSet[],
+    clientTransactionVersion = 0,
   ): Result<number> {
     const m = this.txns.get(id);
     const err = checkProducer(m, producerId, epoch);
@@ -248,8 +265,9 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
       return { records: [], response: ErrorCode.NONE };
     const now = this.#now();
     const fresh = m.state !== 'Ongoing';
+    const base = protocolV1(m);
     const next: TxnMetadata = {
-      ...m,
+      ...(clientTransactionVersion >= 2 ? { ...base, clientTransactionVersion } : base),
       state: 'Ongoing',
       partitions: mergePartitions(fresh ? [] : m.partitions, add),
       startTimestamp: fresh ? now : m.startTimestamp,
@@ -266,36 +284,20 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     return verifyTransaction(this.txns.get(id), producerId, epoch, parts);
   }
 
-  /** EndTxn from the client (Kafka's handleEndTransaction, transaction protocol v1). */
-  endTxn(id: string, producerId: bigint, epoch: number, commit: boolean): Result<number> {
-    const reply = (code: number): Result<number> => ({ records: [], response: code });
-    const m = this.txns.get(id);
-    if (m === undefined || m.producerId !== producerId) return reply(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    // Clients never bump the epoch themselves: anything but the current one is a zombie.
-    if (epoch !== m.producerEpoch) return reply(ErrorCode.PRODUCER_FENCED);
-    switch (m.state) {
-      case 'Ongoing': {
-        const next: TxnMetadata = {
-          ...m,
-          state: commit ? 'PrepareCommit' : 'PrepareAbort',
-          lastUpdateTimestamp: this.#now(),
-        };
-        return this.#transition(id, next, ErrorCode.NONE);
-      }
-      case 'CompleteCommit':
-        // A retry of an EndTxn whose answer was lost.
-        return reply(commit ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE);
-      case 'CompleteAbort':
-        return reply(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.NONE);
-      case 'PrepareCommit':
-        return reply(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
-      case 'PrepareAbort':
-        return reply(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
-      case 'Empty':
-        return reply(ErrorCode.INVALID_TXN_STATE);
-      default:
-        return reply(ErrorCode.CONCURRENT_TRANSACTIONS);
-    }
+  /**
+   * EndTxn from the client (Kafka's handleEndTransaction; the rules of both protocols are in
+   * `txn-end.ts`). `newProducerId` is supplied on the second call when the first answered
+   * `needsProducerId`.
+   */
+  endTxn(id: string, req: EndTxnRequest, newProducerId: bigint | null = null): Result<EndTxnResult> {
+    const d = decideEndTxn(this.txns.get(id), req, newProducerId, this.#now());
+    if (d.kind === 'answer') return { records: [], response: d.answer };
+    if (d.kind === 'needsProducerId')
+      return {
+        records: [],
+        response: { errorCode: ErrorCode.NONE, producerId: -1n, producerEpoch: -1, needsProducerId: true },
+      };
+    return this.#transition(id, d.next, { errorCode: ErrorCode.NONE, ...identityAfter(d.next) });
   }
 
   /** Markers of `job` are written: Prepare* → Complete*. A stale job (state moved on) is ignored. */
@@ -310,13 +312,7 @@ export class TxnCoordinatorShard implements CoordinatorShard<TxnRecord> {
     ) {
       return { records: [], response: false };
     }
-    const next: TxnMetadata = {
-      ...m,
-      state: job.commit ? 'CompleteCommit' : 'CompleteAbort',
-      partitions: [],
-      lastUpdateTimestamp: this.#now(),
-    };
-    return this.#transition(job.transactionalId, next, true);
+    return this.#transition(job.transactionalId, completed(m, this.#now()), true);
   }
 
   /** Aborts (with an epoch bump, fencing the producer) every transaction open past its timeout. */
@@ -462,4 +458,10 @@ function bumpEpoch(m: TxnMetadata, expectedEpoch: number | null): { epoch: numbe
   // The producer retries a bump it already got: give it the same epoch again.
   if (expectedEpoch === m.lastProducerEpoch) return { epoch: m.producerEpoch, last: m.lastProducerEpoch };
   return null;
+}
+
+/** `m` without the fields of transaction protocol v2 (InitProducerId and fencing reset them, as Kafka). */
+function protocolV1(m: TxnMetadata): TxnMetadata {
+  const { clientTransactionVersion: _v, nextProducerId: _n, ...v1 } = m;
+  return v1;
 }

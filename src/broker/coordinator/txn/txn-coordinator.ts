@@ -2,6 +2,8 @@
 // partition of __transaction_state (Kafka's abs(hashCode) % partitions), runs the state machine
 // on that shard through the coordinator runtime, allocates producer ids, and drives the
 // markers of decided transactions (write to every partition, retry what failed, then complete).
+// Transaction protocol v2 (KIP-890 part 2): EndTxn v5 answers the producer id and epoch the
+// producer continues with; the brokers add a v2 client's partitions for it (`addImplicitly`).
 import { coordinatorPartition } from '../../../protocol/coordinator-partition.js';
 import { ErrorCode } from '../../../protocol/errors.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
@@ -11,6 +13,7 @@ import type { PartitionLoader, PartitionWriter } from '../runtime/partition-writ
 import { DEFAULT_TXN_CONFIG, type TxnConfig } from './txn-config.js';
 import {
   type DescribedTxn,
+  type EndTxnResult,
   type InitProducerIdResult,
   type ListedTxn,
   type ListFilter,
@@ -18,8 +21,9 @@ import {
   type ProducerIdAndEpoch,
   TxnCoordinatorShard,
 } from './txn-coordinator-shard.js';
+import type { EndTxnAnswer } from './txn-end.js';
 import type { TopicPartitionSet, TxnRecord } from './txn-metadata.js';
-import { txnRecordSerde } from './txn-serde.js';
+import { txnRecordSerdeFor } from './txn-serde.js';
 
 /** One marker for every partition of a transaction. */
 export interface TxnMarker {
@@ -62,8 +66,23 @@ export interface TransactionCoordinatorOptions {
     epoch: number,
     partitions: readonly TopicPartitionSet[],
   ): Promise<number>;
+  /**
+   * Protocol v2: adds partitions to a transaction whose partition another broker coordinates
+   * (AddPartitionsToTxn v5 to it); absent: NOT_COORDINATOR.
+   */
+  addRemotely?(
+    partition: number,
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    partitions: readonly TopicPartitionSet[],
+  ): Promise<number>;
   onError?(partition: number, err: unknown): void;
 }
+
+/** Kafka's add.partitions.to.txn.retry.backoff.ms / .max.ms: how a v2 add waits out a Prepare* state. */
+const ADD_RETRY_BACKOFF_MS = 20;
+const ADD_RETRY_MAX_MS = 100;
 
 const initError = (errorCode: number): InitProducerIdResult => ({
   errorCode,
@@ -87,7 +106,7 @@ export class TransactionCoordinator {
     this.runtime = new CoordinatorRuntime<TxnCoordinatorShard, TxnRecord>({
       writer: opts.writer,
       loader: opts.loader,
-      serde: txnRecordSerde,
+      serde: txnRecordSerdeFor(config.transactionVersion),
       clock: this.#clock,
       newShard: (ctx) =>
         new TxnCoordinatorShard(ctx, config, { onPrepared: (job) => this.#onPrepared(ctx.partition, job) }),
@@ -146,15 +165,54 @@ export class TransactionCoordinator {
     return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
   }
 
+  /** AddPartitionsToTxn / AddOffsetsToTxn on this broker's shard (`clientTransactionVersion` 2: for a v2 client). */
   addPartitions(
     transactionalId: string,
     producerId: bigint,
     epoch: number,
     partitions: readonly TopicPartitionSet[],
+    clientTransactionVersion = 0,
   ): Promise<number> {
     return this.#onPartitionOf(transactionalId, (p) =>
-      this.runtime.write(p, (s) => s.addPartitions(transactionalId, producerId, epoch, partitions)),
+      this.runtime.write(p, (s) =>
+        s.addPartitions(transactionalId, producerId, epoch, partitions, clientTransactionVersion),
+      ),
     );
+  }
+
+  /**
+   * Protocol v2: the partitions a Produce v12 / TxnOffsetCommit v5 writes to join the producer's
+   * transaction, asked of the coordinating broker when that is another one. A transaction still
+   * completing (CONCURRENT_TRANSACTIONS) is asked again every 20 ms for up to 100 ms, as Kafka's
+   * brokers do: a producer's next transaction often starts while the markers of the last one
+   * are being written. `retryConcurrent: false`: the caller retries itself (Produce takes a new
+   * verification guard for each attempt).
+   */
+  async addImplicitly(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    partitions: readonly TopicPartitionSet[],
+    o: { retryConcurrent?: boolean } = {},
+  ): Promise<number> {
+    const started = this.#clock.now();
+    for (;;) {
+      const code = await this.#onPartitionOf(transactionalId, (p) => {
+        const remote = this.#opts.addRemotely;
+        if (this.runtime.status(p) === undefined && remote !== undefined)
+          return remote(p, transactionalId, producerId, epoch, partitions);
+        return this.runtime.write(p, (s) =>
+          s.addPartitions(transactionalId, producerId, epoch, partitions, 2),
+        );
+      });
+      if (
+        code !== ErrorCode.CONCURRENT_TRANSACTIONS ||
+        o.retryConcurrent === false ||
+        this.#clock.now() - started >= ADD_RETRY_MAX_MS
+      )
+        return code;
+      await new Promise<void>((resolve) => this.#clock.setTimer(ADD_RETRY_BACKOFF_MS, resolve));
+    }
   }
 
   /**
@@ -182,20 +240,51 @@ export class TransactionCoordinator {
     return op(this.partitionFor(transactionalId)).catch(errorCodeOf);
   }
 
+  /** EndTxn v0-4 (protocol v1): the error code. */
   async endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): Promise<number> {
-    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
-    let code: number;
-    try {
-      code = await this.runtime.write(this.partitionFor(transactionalId), (s) =>
-        s.endTxn(transactionalId, producerId, epoch, commit),
-      );
-    } catch (err) {
-      return errorCodeOf(err);
+    const r = await this.endTransaction(transactionalId, {
+      producerId,
+      producerEpoch: epoch,
+      commit,
+      clientTransactionVersion: 0,
+      v2Enabled: this.config.transactionVersion >= 2,
+    });
+    return r.errorCode;
+  }
+
+  /**
+   * EndTxn of either protocol (`txn-end.ts`). The answer waits for the markers (bounded): the
+   * decision is durable once Prepare* is written, and answering after the markers spares the
+   * client a round of CONCURRENT_TRANSACTIONS on its next transaction and makes its records
+   * visible at once.
+   */
+  async endTransaction(
+    transactionalId: string,
+    req: {
+      producerId: bigint;
+      producerEpoch: number;
+      commit: boolean;
+      clientTransactionVersion: number;
+      v2Enabled: boolean;
+    },
+  ): Promise<EndTxnAnswer> {
+    const failed = (errorCode: number): EndTxnAnswer => ({ errorCode, producerId: -1n, producerEpoch: -1 });
+    if (transactionalId === '') return failed(ErrorCode.INVALID_REQUEST);
+    const partition = this.partitionFor(transactionalId);
+    let newProducerId: bigint | null = null;
+    let res: EndTxnResult;
+    for (;;) {
+      try {
+        res = await this.runtime.write(partition, (s) => s.endTxn(transactionalId, req, newProducerId));
+      } catch (err) {
+        return failed(errorCodeOf(err));
+      }
+      if (res.needsProducerId !== true || newProducerId !== null) break;
+      newProducerId = await this.#opts.producerIds();
     }
-    // The decision is durable; answering after the markers spares the client a round of
-    // CONCURRENT_TRANSACTIONS on its next transaction and makes its records visible at once.
-    if (code === ErrorCode.NONE) await this.#waitForMarkers(transactionalId);
-    return code;
+    if (res.needsProducerId === true) return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
+    if (res.errorCode === ErrorCode.NONE) await this.#waitForMarkers(transactionalId);
+    return { errorCode: res.errorCode, producerId: res.producerId, producerEpoch: res.producerEpoch };
   }
 
   async describe(transactionalIds: readonly string[]): Promise<DescribedTxn[]> {

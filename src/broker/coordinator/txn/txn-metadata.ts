@@ -2,7 +2,8 @@
 // TransactionMetadata), and the record that persists it in __transaction_state. The state
 // changes only by replaying a TxnRecord, so a shard loaded from the log equals the one that
 // wrote it — except `lastProducerEpoch`, which Kafka does not persist either (TransactionLogValue
-// v0 has no field for it): it only lets a producer retry an epoch bump whose answer it lost.
+// v0 has no field for it): it only lets a producer retry an epoch bump whose answer it lost. The
+// fields of transaction protocol v2 (KIP-890 part 2) are optional: absent means protocol v1.
 
 /** Kafka's TransactionState names, as DescribeTransactions/ListTransactions print them. */
 export type TxnState =
@@ -52,6 +53,17 @@ export interface TxnMetadata {
   /** When the transaction started (first partition added), or -1. */
   startTimestamp: number;
   lastUpdateTimestamp: number;
+  /**
+   * Transaction protocol of the client's last change (KIP-890): 2 when it ends its transactions
+   * with an epoch bump (EndTxn v5, partitions added by Produce v12 / TxnOffsetCommit v5), else 0.
+   * Absent = 0; persisted only in TransactionLogValue v1.
+   */
+  clientTransactionVersion?: number;
+  /**
+   * Protocol v2 only: the producer id a Prepare* state hands over on completion because the
+   * epoch ran out (the markers use the old id at the last epoch), or -1. Absent = -1.
+   */
+  nextProducerId?: bigint;
 }
 
 /** A `__transaction_state` record: a null value is the tombstone of an expired id. */
@@ -66,6 +78,11 @@ export function isPrepare(state: TxnState): state is 'PrepareCommit' | 'PrepareA
 
 export function isEpochExhausted(epoch: number): boolean {
   return epoch >= MAX_PRODUCER_EPOCH;
+}
+
+/** Whether the transaction follows protocol v2 (one epoch bump per transaction). */
+export function isTransactionV2(m: Pick<TxnMetadata, 'clientTransactionVersion'>): boolean {
+  return (m.clientTransactionVersion ?? 0) >= 2;
 }
 
 export function partitionCount(parts: readonly TopicPartitionSet[]): number {

@@ -1,8 +1,9 @@
-// Topics: search, sort, internal filter over every topic, shown a page at a time (10,000 table rows
-// take a browser seconds to lay out; a page of 100 renders at once); create (partitions, RF,
+// Topics: search, sort, internal filter over every topic, done by the server, which sends one page
+// (10,000 table rows take a browser seconds to lay out; a page of 100 renders at once); messages
+// per second from the console's sampling, refreshed with each sample; create (partitions, RF,
 // configs) and delete (the name is typed again to confirm), both hidden in read-only mode.
-import { useState } from 'preact/hooks';
-import { api, enc, fmtBytes, fmtInt, html, Loading, useApi, useSort } from '../lib.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, enc, fmtBytes, fmtInt, fmtRate, html, Loading, useApi, useLiveEvent, useSort } from '../lib.js';
 
 function parseConfigs(text) {
   const configs = {};
@@ -83,14 +84,41 @@ function Pager({ page, pages, from, to, total, pageSize, setPage, setPageSize })
   </div>`;
 }
 
+/** `value`, once it has not changed for `ms` (a search box asks the server once per pause). */
+function useSettled(value, ms) {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value]);
+  return settled;
+}
+
 export function TopicsPage({ session }) {
-  const state = useApi('/topics');
   const [q, setQ] = useState('');
   const [internal, setInternal] = useState(false);
   const [error, setError] = useState(null);
   const [page, setPage] = useState(0);
   const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
-  const { apply, Th } = useSort('name');
+  const { Th, sort } = useSort('name', () => setPage(0));
+  const search = useSettled(q, 200);
+  const query = new URLSearchParams({
+    q: search,
+    internal: internal ? '1' : '0',
+    sort: sort.key,
+    dir: sort.dir > 0 ? 'asc' : 'desc',
+    offset: String(page * pageSize),
+    limit: String(pageSize),
+  });
+  const state = useApi(`/topics?${query}`);
+  // Each new sample of the console brings new rates and counts: the page asks for its rows again
+  // (not for the last sample, which the stream repeats on opening: the rows just loaded have it).
+  const live = useLiveEvent('cluster');
+  const seen = useRef(null);
+  useEffect(() => {
+    if (live && seen.current !== null) state.reload();
+    seen.current = live?.t ?? null;
+  }, [live?.t]);
   const del = async (name) => {
     try {
       if (await deleteTopic(name)) state.reload();
@@ -100,38 +128,38 @@ export function TopicsPage({ session }) {
   };
   return html`
     <h1 tabindex="-1">Topics</h1>
-    ${session.readOnly ? null : html`<${CreateTopic} onDone=${state.reload} />`}
+    ${session.readOnly ? null : html`<${CreateTopic} onDone=${() => state.reload('fresh=1')} />`}
     <div class="toolbar">
       <label>Search <input type="search" value=${q} onInput=${(e) => {
         setQ(e.target.value);
         setPage(0);
       }} placeholder="topic name" /></label>
-      <label class="check"><input type="checkbox" checked=${internal} onChange=${(e) => setInternal(e.target.checked)} /> Show internal topics</label>
-      <button type="button" onClick=${state.reload}>Refresh</button>
+      <label class="check"><input type="checkbox" checked=${internal} onChange=${(e) => {
+        setInternal(e.target.checked);
+        setPage(0);
+      }} /> Show internal topics</label>
+      <button type="button" onClick=${() => state.reload('fresh=1')}>Refresh</button>
     </div>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
-    <${Loading} state=${state}>${(rows) => {
-      const matching = apply(
-        rows.filter((t) => (internal || !t.internal) && t.name.toLowerCase().includes(q.toLowerCase())),
-      );
-      const pages = Math.max(1, Math.ceil(matching.length / pageSize));
+    <${Loading} state=${state}>${(d) => {
+      const pages = Math.max(1, Math.ceil(d.matching / pageSize));
       const at = Math.min(page, pages - 1);
-      const shown = matching.slice(at * pageSize, (at + 1) * pageSize);
-      return html`<${Pager} page=${at} pages=${pages} from=${at * pageSize} to=${at * pageSize + shown.length}
-        total=${matching.length} pageSize=${pageSize} setPage=${setPage} setPageSize=${setPageSize} />
-      ${matching.length < rows.length ? html`<p class="note">${fmtInt(rows.length - matching.length)} of ${fmtInt(rows.length)} topics filtered out.</p>` : null}
+      return html`<${Pager} page=${at} pages=${pages} from=${d.offset} to=${d.offset + d.rows.length}
+        total=${d.matching} pageSize=${pageSize} setPage=${setPage} setPageSize=${setPageSize} />
+      ${d.matching < d.total ? html`<p class="note">${fmtInt(d.total - d.matching)} of ${fmtInt(d.total)} topics filtered out.</p>` : null}
       <div class="scroll"><table>
         <thead><tr>
           <${Th} k="name">Name<//><${Th} k="partitions" num>Partitions<//><${Th} k="replicationFactor" num>RF<//>
-          <${Th} k="underReplicated" num>Under-replicated<//><${Th} k="messages" num>Messages<//><${Th} k="sizeBytes" num>Size<//>
+          <${Th} k="underReplicated" num>Under-replicated<//><${Th} k="messages" num>Messages<//>
+          <${Th} k="messagesPerSec" num><span title="High-watermark growth over the console's throughput window">In, msg/s</span><//><${Th} k="sizeBytes" num>Size<//>
           ${session.readOnly ? null : html`<th scope="col"><span class="sr">Actions</span></th>`}
         </tr></thead>
-        <tbody>${shown.map(
-          (t) => html`<tr>
+        <tbody>${d.rows.map(
+          (t) => html`<tr data-topic=${t.name}>
             <td><a href=${`#/topics/${enc(t.name)}`}>${t.name}</a>${t.internal ? html` <span class="badge">internal</span>` : null}</td>
             <td class="num">${t.partitions}</td><td class="num">${t.replicationFactor}</td>
             <td class=${`num ${t.underReplicated + t.offline > 0 ? 'warn' : ''}`}>${t.underReplicated}${t.offline ? ` (+${t.offline} offline)` : ''}</td>
-            <td class="num">${fmtInt(t.messages)}</td><td class="num">${fmtBytes(t.sizeBytes)}</td>
+            <td class="num">${fmtInt(t.messages)}</td><td class="num" data-testid=${`rate-${t.name}`}>${fmtRate(t.messagesPerSec)}</td><td class="num">${fmtBytes(t.sizeBytes)}</td>
             ${session.readOnly ? null : html`<td><button type="button" class="danger" onClick=${() => del(t.name)} aria-label=${`Delete topic ${t.name}`}>Delete</button></td>`}
           </tr>`,
         )}</tbody>

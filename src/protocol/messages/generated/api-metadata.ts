@@ -12,7 +12,7 @@ export interface ApiMetadata {
 
 /** Every API described by the schemas, ascending by key. */
 export const API_METADATA: readonly ApiMetadata[] = [
-  { key: 0, name: 'Produce', minVersion: 0, maxVersion: 11, flexibleMinVersion: 9 },
+  { key: 0, name: 'Produce', minVersion: 0, maxVersion: 12, flexibleMinVersion: 9 },
   { key: 1, name: 'Fetch', minVersion: 0, maxVersion: 17, flexibleMinVersion: 12 },
   { key: 2, name: 'ListOffsets', minVersion: 0, maxVersion: 10, flexibleMinVersion: 6 },
   { key: 3, name: 'Metadata', minVersion: 0, maxVersion: 12, flexibleMinVersion: 9 },
@@ -40,7 +40,7 @@ export const API_METADATA: readonly ApiMetadata[] = [
   { key: 25, name: 'AddOffsetsToTxn', minVersion: 0, maxVersion: 4, flexibleMinVersion: 3 },
   { key: 26, name: 'EndTxn', minVersion: 0, maxVersion: 5, flexibleMinVersion: 3 },
   { key: 27, name: 'WriteTxnMarkers', minVersion: 0, maxVersion: 1, flexibleMinVersion: 1 },
-  { key: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 4, flexibleMinVersion: 3 },
+  { key: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 5, flexibleMinVersion: 3 },
   { key: 29, name: 'DescribeAcls', minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
   { key: 30, name: 'CreateAcls', minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
   { key: 31, name: 'DeleteAcls', minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },

@@ -204,7 +204,7 @@ export function readProduceRequest(r: Reader, version: number): ProduceRequest {
       return readProduceRequestV0(r);
     case 3: case 4: case 5: case 6: case 7: case 8:
       return readProduceRequestV3(r);
-    case 9: case 10: case 11:
+    case 9: case 10: case 11: case 12:
       return readProduceRequestV9(r);
     default:
       throw Reader.unsupportedVersion('ProduceRequest', version);
@@ -219,7 +219,7 @@ export function writeProduceRequest(w: Writer, version: number, value: ProduceRe
     case 3: case 4: case 5: case 6: case 7: case 8:
       writeProduceRequestV3(w, value);
       return;
-    case 9: case 10: case 11:
+    case 9: case 10: case 11: case 12:
       writeProduceRequestV9(w, value);
       return;
     default:
@@ -945,7 +945,7 @@ export function readProduceResponse(r: Reader, version: number): ProduceResponse
       return readProduceResponseV8(r);
     case 9:
       return readProduceResponseV9(r);
-    case 10: case 11:
+    case 10: case 11: case 12:
       return readProduceResponseV10(r);
     default:
       throw Reader.unsupportedVersion('ProduceResponse', version);
@@ -972,7 +972,7 @@ export function writeProduceResponse(w: Writer, version: number, value: ProduceR
     case 9:
       writeProduceResponseV9(w, value);
       return;
-    case 10: case 11:
+    case 10: case 11: case 12:
       writeProduceResponseV10(w, value);
       return;
     default:
@@ -984,7 +984,7 @@ export const produceApi: ApiDescriptor<ProduceRequest, ProduceResponse> = {
   key: 0,
   name: 'Produce',
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 12,
   flexibleMinVersion: 9,
   readRequest: readProduceRequest,
   writeRequest: writeProduceRequest,

@@ -307,7 +307,7 @@ export function readTxnOffsetCommitRequest(r: Reader, version: number): TxnOffse
       return readTxnOffsetCommitRequestV0(r);
     case 2:
       return readTxnOffsetCommitRequestV2(r);
-    case 3: case 4:
+    case 3: case 4: case 5:
       return readTxnOffsetCommitRequestV3(r);
     default:
       throw Reader.unsupportedVersion('TxnOffsetCommitRequest', version);
@@ -322,7 +322,7 @@ export function writeTxnOffsetCommitRequest(w: Writer, version: number, value: T
     case 2:
       writeTxnOffsetCommitRequestV2(w, value);
       return;
-    case 3: case 4:
+    case 3: case 4: case 5:
       writeTxnOffsetCommitRequestV3(w, value);
       return;
     default:
@@ -479,7 +479,7 @@ export function readTxnOffsetCommitResponse(r: Reader, version: number): TxnOffs
   switch (version) {
     case 0: case 1: case 2:
       return readTxnOffsetCommitResponseV0(r);
-    case 3: case 4:
+    case 3: case 4: case 5:
       return readTxnOffsetCommitResponseV3(r);
     default:
       throw Reader.unsupportedVersion('TxnOffsetCommitResponse', version);
@@ -491,7 +491,7 @@ export function writeTxnOffsetCommitResponse(w: Writer, version: number, value: 
     case 0: case 1: case 2:
       writeTxnOffsetCommitResponseV0(w, value);
       return;
-    case 3: case 4:
+    case 3: case 4: case 5:
       writeTxnOffsetCommitResponseV3(w, value);
       return;
     default:
@@ -503,7 +503,7 @@ export const txnOffsetCommitApi: ApiDescriptor<TxnOffsetCommitRequest, TxnOffset
   key: 28,
   name: 'TxnOffsetCommit',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleMinVersion: 3,
   readRequest: readTxnOffsetCommitRequest,
   writeRequest: writeTxnOffsetCommitRequest,
