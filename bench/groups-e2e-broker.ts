@@ -2,8 +2,10 @@
 // throw-away data directory). A process of its own, so that the load generator does not steal
 // its event loop and its CPU time (all threads, the fs pool included) can be read on its own.
 // IPC: → 'sample' (since the last sample: event-loop utilization, CPU µs, coordinator appends
-// and their records), → 'close'; ← { port }, ← sample, ← 'closed'.
-import { mkdtemp, rm } from 'node:fs/promises';
+// and their records), → { profile: 'start' } / { profile: 'stop', file } (a V8 CPU profile of
+// the broker written to `file`), → 'close'; ← { port }, ← sample, ← 'profiled', ← 'closed'.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -32,8 +34,26 @@ const broker = await startBroker({
 });
 let lastElu = performance.eventLoopUtilization();
 let lastCpu = process.cpuUsage();
+let profiler: Session | null = null;
+async function profile(m: { profile: string; file?: string }): Promise<void> {
+  if (m.profile === 'start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  } else if (profiler !== null) {
+    const { profile: p } = await profiler.post('Profiler.stop');
+    await writeFile(m.file as string, JSON.stringify(p));
+    profiler.disconnect();
+    profiler = null;
+  }
+  send('profiled');
+}
+
 process.on('message', (m: unknown) => {
-  if (m === 'sample') {
+  if (typeof m === 'object' && m !== null && 'profile' in m) {
+    void profile(m as { profile: string; file?: string });
+  } else if (m === 'sample') {
     const elu = performance.eventLoopUtilization();
     const cpu = process.cpuUsage(lastCpu);
     send({

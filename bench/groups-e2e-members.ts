@@ -17,6 +17,12 @@ const TOPIC = 'bench-e2e';
 const PARTITIONS = 50;
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const METADATA = subscription([TOPIC]);
+/**
+ * Members stop heartbeating once the load starts, and joining 1,000 of them takes tens of
+ * seconds on a loaded machine: a session long enough (within group.max.session.timeout.ms) that
+ * the first groups are still there when the last one has joined.
+ */
+const SESSION_TIMEOUT_MS = 600_000;
 
 export interface Member {
   readonly conn: WireConn;
@@ -62,7 +68,7 @@ async function joinAndSync(m: Member): Promise<void> {
   for (;;) {
     const j = await step(m, m.memberId === '' ? 'JoinGroup (no id)' : 'JoinGroup', joinGroupApi, 9, {
       groupId: m.groupId,
-      sessionTimeoutMs: 30_000,
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
       rebalanceTimeoutMs: 60_000,
       memberId: m.memberId,
       groupInstanceId: null,

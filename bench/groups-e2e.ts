@@ -17,23 +17,12 @@
 // Run: npx tsx bench/groups-e2e.ts   (BENCH_MS=3000 per load phase, ROUNDS=3, RUNS=5 joins per
 // size; PHASES=join|load and OPS=baseline,heartbeat,commit1,commit5 to run a part, e.g. to profile)
 
-import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { coordinatorPartition } from '../src/protocol/coordinator-partition.js';
-import { ErrorCode } from '../src/protocol/errors.js';
 import { apiVersionsApi } from '../src/protocol/messages/generated/api-versions.js';
-import { createTopicsApi } from '../src/protocol/messages/generated/create-topics.js';
-import { findCoordinatorApi } from '../src/protocol/messages/generated/find-coordinator.js';
-import { offsetCommitApi } from '../src/protocol/messages/generated/offset-commit.js';
-import { produceApi } from '../src/protocol/messages/generated/produce.js';
-import { encodeRecordBatchSync } from '../src/protocol/record-batch/index.js';
 import { commit, heartbeat, type Member, type MemberStats, runMembers } from './groups-e2e-members.js';
+import { findCoordinator, setup, startBrokerProcess } from './groups-e2e-support.js';
 import { WireConn } from './groups-wire.js';
 
-const TOPIC = 'bench-e2e';
-const PARTITIONS = 50;
-/** offsets.topic.num.partitions (the default). */
-const OFFSETS_PARTITIONS = 50;
 const BENCH_MS = Number(process.env.BENCH_MS ?? 3000);
 const RUNS = Number(process.env.RUNS ?? 5);
 /** PHASES=join or PHASES=load runs one part (e.g. to profile it); default both. */
@@ -43,120 +32,6 @@ const OPS = new Set((process.env.OPS ?? 'baseline,heartbeat,commit1,commit5').sp
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const LOAD_GROUPS = Number(process.env.LOAD_GROUPS ?? 100);
 const LOAD_GROUP_SIZE = 10;
-
-/** What the broker process did since the previous sample. */
-interface BrokerSample {
-  /** Event-loop utilization. */
-  elu: number;
-  /** CPU time, user + system, every thread of the process. */
-  cpuUs: number;
-  /** Coordinator appends to __consumer_offsets and the records they carried. */
-  appends: number;
-  appended: number;
-}
-
-interface BrokerProcess {
-  port: number;
-  sample(): Promise<BrokerSample>;
-  close(): Promise<void>;
-}
-
-async function startBrokerProcess(): Promise<BrokerProcess> {
-  const child = fork(new URL('./groups-e2e-broker.ts', import.meta.url).pathname, [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = () =>
-    new Promise<unknown>((resolve, reject) => {
-      const onMessage = (m: unknown) => {
-        child.off('exit', onExit);
-        resolve(m);
-      };
-      const onExit = (code: number | null) => {
-        child.off('message', onMessage);
-        reject(new Error(`broker process exited with ${code}`));
-      };
-      child.once('message', onMessage);
-      child.once('exit', onExit);
-    });
-  const { port } = (await next()) as { port: number };
-  return {
-    port,
-    async sample() {
-      const reply = next();
-      child.send('sample');
-      return (await reply) as BrokerSample;
-    },
-    async close() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.send('close');
-      await exited;
-    },
-  };
-}
-
-async function setup(conn: WireConn): Promise<void> {
-  const c = await conn.request(createTopicsApi, 5, {
-    topics: [{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, assignments: [], configs: [] }],
-    timeoutMs: 5000,
-    validateOnly: false,
-  });
-  if (c.topics[0]?.errorCode !== 0) throw new Error(`create topic: ${c.topics[0]?.errorCode}`);
-  // One record per partition: a member is consuming once its first Fetch returns them.
-  const records = encodeRecordBatchSync([{ key: null, value: Buffer.from('x') }]);
-  const p = await conn.request(produceApi, 9, {
-    transactionalId: null,
-    acks: -1,
-    timeoutMs: 5000,
-    topicData: [
-      { name: TOPIC, partitionData: Array.from({ length: PARTITIONS }, (_, index) => ({ index, records })) },
-    ],
-  });
-  if (p.responses[0]?.partitionResponses.some((r) => r.errorCode !== 0)) throw new Error('produce failed');
-  await findCoordinator(conn, 'warm-up');
-  // The first append to each __consumer_offsets partition also writes its leader-epoch
-  // checkpoint (tmp file, fsync, rename: 5–90 ms here). A long-running broker has paid that
-  // long ago, so write once to every partition (a simple consumer's commit) before measuring.
-  const warmed = new Set<number>();
-  for (let i = 0; warmed.size < OFFSETS_PARTITIONS; i++) {
-    const groupId = `warm-${i}`;
-    const partition = coordinatorPartition(groupId, OFFSETS_PARTITIONS);
-    if (warmed.has(partition)) continue;
-    warmed.add(partition);
-    const r = await conn.request(offsetCommitApi, 8, {
-      groupId,
-      generationIdOrMemberEpoch: -1,
-      memberId: '',
-      groupInstanceId: null,
-      retentionTimeMs: -1n,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [
-            {
-              partitionIndex: 0,
-              committedOffset: 0n,
-              committedLeaderEpoch: -1,
-              commitTimestamp: -1n,
-              committedMetadata: '',
-            },
-          ],
-        },
-      ],
-    });
-    if (r.topics[0]?.partitions[0]?.errorCode !== 0) throw new Error('warm-up commit failed');
-  }
-}
-
-/** FindCoordinator until the group's partition of __consumer_offsets is created and loaded. */
-export async function findCoordinator(conn: WireConn, groupId: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const r = await conn.request(findCoordinatorApi, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
-    if (r.coordinators[0]?.errorCode === ErrorCode.NONE) return;
-    await new Promise((res) => setTimeout(res, 25));
-  }
-  throw new Error(`no coordinator for ${groupId}`);
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -1,20 +1,35 @@
-// What the broker's metrics cost: produce and fetch throughput of a broker with `http.listener`
-// set (counters on every request, prom-client registry) against one without, in the same
-// process and run, rounds alternating between the two so that machine noise hits both; and the
-// time of one /metrics scrape of a broker holding 10,000 partitions.
+// What the broker's metrics cost: produce and fetch of a broker with `http.listener` set
+// (counters and request timing on every request, a prom-client registry with the default
+// process collectors) against one without, in the same run; and the time of one /metrics scrape
+// of a broker holding 10,000 partitions.
 //
-// The client is a bare pipelined wire sender of pre-encoded requests (no producer library), so
-// the broker's per-request work is most of what is timed, and small batches (10 records) make
-// per-request costs (the request timing) weigh the most.
+// Each broker runs in a process of its own (metrics-overhead-broker.ts), identical but for
+// `http.listener`; the bench process is the client: a bare pipelined wire sender of pre-encoded
+// requests (no producer library), so the broker's per-request work is most of what is timed, and
+// small batches (10 records) make per-request costs (the request timing) weigh the most. A round
+// alternates the two brokers over short phases (ABBA …, see `round`) and compares them within
+// the round, by the brokers' own CPU time and by throughput: the figure is the geometric mean of
+// the per-round on/off ratios, with the middle half of those ratios (interquartile range) as its
+// spread — on a shared machine a round's two brokers see the same load, successive rounds do not.
 //
-//   npx tsx bench/metrics-overhead.ts [--rounds N] [--requests N] [--partitions N] [--only overhead|scrape]
+//   npx tsx bench/metrics-overhead.ts [--rounds 16] [--requests 8000] [--slices 8] [--warmup 32000]
+//     [--partitions 10000] [--only overhead|scrape] [--baseline DIR] [--control] [--profile DIR]
+//
+// --baseline DIR  also runs the pair of brokers from another source tree (a copy of this one
+//                 with the metrics code as it was), alternating with this tree's pair in every
+//                 round: before/after under the same load.
+// --control       both brokers of a pair without metrics (an A/A run): how far from 1 the
+//                 ratios land when nothing differs — the bench's own bias and noise.
+// --profile DIR   a V8 CPU profile of every timed phase, in the broker's process:
+//                 DIR/<tree>-<on|off>-<produce|fetch>-<round>-<phase>.cpuprofile
+//                 (compare sets with bench/cpuprofile-summary.ts … --against …).
 
+import { mkdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Gauge, Registry } from 'prom-client';
-import { BrokerMetrics } from '../src/broker/metrics/broker-metrics.js';
 import { LogFamilies } from '../src/broker/metrics/log-families.js';
 import type { Partition } from '../src/broker/replica/partition.js';
 import { decodeResponse, encodeRequest } from '../src/protocol/messages/frame.js';
@@ -27,28 +42,37 @@ import {
   iterateBatches,
   readBatchHeader,
 } from '../src/protocol/record-batch/index.js';
-import { startTestBroker, type TestBroker } from '../src/testkit/index.js';
+import { startTestBroker } from '../src/testkit/index.js';
+import { BrokerProcess } from './metrics-overhead-broker.js';
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '16' },
     requests: { type: 'string', default: '8000' },
+    slices: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '32000' },
     partitions: { type: 'string', default: '10000' },
     only: { type: 'string' }, // 'overhead' or 'scrape'
+    baseline: { type: 'string' },
+    control: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds);
 const REQUESTS = Number(values.requests);
+const SLICES = Number(values.slices);
+const WARMUP = Number(values.warmup);
 const PARTITIONS = Number(values.partitions);
 const RECORDS_PER_BATCH = 10;
 const RECORD_BYTES = 100;
 const IN_FLIGHT = 32;
-const FETCH_MAX_BYTES = 64 * 1024;
-
-// A collection forced before each timed phase: otherwise the garbage one broker's phase leaves
-// is collected during the other's, and whichever runs second pays for the first.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+/**
+ * Small fetches, each phase reading its records FETCH_PASSES times: per-request costs weigh the
+ * most, and a phase lasts long enough for its CPU time to mean something (one 64 KiB pass was
+ * ~20 fetches, ~10 ms of broker CPU: in A/A runs its ratios scattered by ±15 %).
+ */
+const FETCH_MAX_BYTES = 16 * 1024;
+const FETCH_PASSES = 8;
 
 /** One socket; responses are matched in order (the broker answers a connection in order). */
 class Wire {
@@ -133,11 +157,12 @@ async function produceRound(wire: Wire, topic: string, requests = REQUESTS): Pro
   return (performance.now() - t0) / 1000;
 }
 
-/** Seconds to read the partition from `from` to its end, one 64 KiB fetch at a time, and the bytes read. */
+/** Seconds to read the partition from `from` up to `to` (or its end), one 64 KiB fetch at a time, and the bytes read. */
 async function fetchRound(
   wire: Wire,
   topic: string,
   from: bigint,
+  to = -1n,
 ): Promise<{ seconds: number; bytes: number }> {
   const request = (offset: bigint): FetchRequest => ({
     clusterId: null,
@@ -182,121 +207,197 @@ async function fetchRound(
       last = h.baseOffset + BigInt(h.lastOffsetDelta);
     }
     bytes += records.length;
-    if (last < 0n || last + 1n >= p.highWatermark) break;
+    if (last < 0n || last + 1n >= p.highWatermark || (to >= 0n && last + 1n >= to)) break;
     offset = last + 1n;
   }
   return { seconds: (performance.now() - t0) / 1000, bytes };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+/** Nearest-rank quantile. */
+const quantile = (xs: readonly number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))]!;
+const median = (xs: readonly number[]) => quantile(xs, 0.5);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+type Mode = 'off' | 'on';
+const MODES: readonly Mode[] = ['off', 'on'];
+
+interface Side {
+  readonly proc: BrokerProcess;
+  readonly wire: Wire;
+  /** Offset the next produce phase starts at. */
+  logEnd: bigint;
+}
+
+/** The pair of brokers of one source tree, and what its rounds measured. */
+interface Pair {
+  readonly label: string;
+  readonly tree: string;
+  /** The round's two broker processes (fresh ones every round). */
+  sides: Record<Mode, Side>;
+  /** Per round and mode: records/s, broker CPU µs/record, MB/s, broker CPU µs/MB. */
+  readonly rows: Record<Mode, { produced: number; produceCpu: number; fetched: number; fetchCpu: number }[]>;
+  metricWorkNs: number;
+}
+
+/**
+ * Starts the pair's two brokers for round `r`: fresh processes every round, started in
+ * alternating order, so that whatever makes one process run faster than another for its whole
+ * life (what its JIT made of the warm-up under the load of the moment) is noise that averages
+ * out over the rounds, not a bias of one side.
+ */
+async function startSides(pair: Pair, r: number): Promise<void> {
+  const sides = {} as Record<Mode, Side>;
+  for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
+    const proc = await BrokerProcess.start({ tree: pair.tree, metrics: mode === 'on' && !values.control });
+    const wire = await Wire.open(proc.port);
+    await createTopics(wire, [{ name: 'bench', partitions: 1 }]);
+    sides[mode] = { proc, wire, logEnd: 0n };
+  }
+  pair.sides = sides;
+  // Warm-up (JIT, segment files, buffer pools): WARMUP requests per broker, the phases
+  // alternating as in a round. Warmed up one after the other, the broker warmed up first came
+  // out 6–8 % costlier in A/A runs (`--control`), whichever it was; after only 2,000 requests
+  // the broker with metrics came out 5–6 % costlier, after 32,000 1 % (the JIT was still busy
+  // with the broker's code, more of it with metrics on: a fresh process's transient, not what
+  // metrics cost a running broker).
+  await round(pair, r, WARMUP);
+}
+
+async function closeSides(pair: Pair): Promise<void> {
+  for (const mode of MODES) {
+    pair.sides[mode].wire.close();
+    await pair.sides[mode].proc.close();
+  }
+}
+
+/**
+ * One round of a pair: SLICES produce phases per broker, the two brokers alternating (A B, then
+ * B A, …: ABBA over each two slices), then as many fetch phases reading back what each produce
+ * phase wrote, alternating the same way. Short alternating phases put both brokers under the
+ * same load mix; a round's figure is each broker's sum over its phases. Each phase's CPU time
+ * ends with a scavenge in the broker, so a phase pays for collecting its own garbage, not the
+ * other broker's or the next phase's (a full GC before each round levels the old generation).
+ */
+async function round(pair: Pair, r: number, warmUp = 0): Promise<void> {
+  const perPhase = Math.floor((warmUp || REQUESTS) / SLICES);
+  const sum = () => ({ cpu: 0, seconds: 0, bytes: 0 });
+  const produce = { off: sum(), on: sum() };
+  const fetch = { off: sum(), on: sum() };
+  /** The offsets each produce phase started at, and the end of the last. */
+  const bounds = { off: [pair.sides.off.logEnd], on: [pair.sides.on.logEnd] };
+  for (const mode of MODES) await pair.sides[mode].proc.call('gc');
+  const timed = async (
+    kind: string,
+    j: number,
+    into: typeof produce,
+    phase: (side: Side, mode: Mode) => Promise<number>,
+  ) => {
+    const first: Mode = (r * SLICES + j) % 2 === 0 ? 'off' : 'on';
+    for (const mode of first === 'off' ? MODES : [...MODES].reverse()) {
+      const side = pair.sides[mode];
+      const profile =
+        values.profile && !warmUp
+          ? resolve(values.profile, `${pair.label}-${mode}-${kind}-${r}-${j}.cpuprofile`)
+          : null;
+      if (profile) await side.proc.call('profileStart');
+      const c0 = await side.proc.call<number>('cpu');
+      const t0 = performance.now();
+      into[mode].bytes += await phase(side, mode);
+      into[mode].seconds += (performance.now() - t0) / 1000;
+      into[mode].cpu += (await side.proc.call<number>('scavengeAndCpu')) - c0;
+      if (profile) await side.proc.call('profileStop', profile);
+    }
+  };
+  for (let j = 0; j < SLICES; j++)
+    await timed('produce', j, produce, async (side, mode) => {
+      await produceRound(side.wire, 'bench', perPhase);
+      side.logEnd += BigInt(perPhase * RECORDS_PER_BATCH);
+      bounds[mode].push(side.logEnd);
+      return 0;
+    });
+  for (let j = 0; j < SLICES; j++)
+    await timed('fetch', j, fetch, async (side, mode) => {
+      let bytes = 0;
+      for (let pass = 0; pass < FETCH_PASSES; pass++)
+        bytes += (await fetchRound(side.wire, 'bench', bounds[mode][j]!, bounds[mode][j + 1]!)).bytes;
+      return bytes;
+    });
+  if (warmUp) return;
+  for (const mode of MODES) {
+    const records = SLICES * perPhase * RECORDS_PER_BATCH;
+    const mb = fetch[mode].bytes / 1e6;
+    pair.rows[mode].push({
+      produced: records / produce[mode].seconds,
+      produceCpu: produce[mode].cpu / records,
+      fetched: mb / fetch[mode].seconds,
+      fetchCpu: fetch[mode].cpu / mb,
+    });
+  }
+}
+
+function report(pair: Pair): void {
+  const off = pair.rows.off;
+  const on = pair.rows.on;
+  console.log(
+    `\n${pair.label} (${pair.tree})${values.control ? ', CONTROL: both brokers without metrics' : ''}; metric work per produce request, timed alone: ${fmt(pair.metricWorkNs, 0)} ns\n`,
+  );
+  console.log(
+    '| scenario | metrics off (median of rounds) | metrics on (median of rounds) | on / off: geometric mean of the per-round ratios | middle half of the per-round ratios (IQR) | rounds with on / off > 1 |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  const perRound: string[] = [];
+  for (const [what, unit, key, d] of [
+    ['produce, acks=1: throughput', 'records/s', 'produced', 0],
+    ['produce, acks=1: broker CPU', 'µs/record', 'produceCpu', 3],
+    ["fetch of the round's records: throughput", 'MB/s', 'fetched', 1],
+    ["fetch of the round's records: broker CPU", 'µs/MB', 'fetchCpu', 0],
+  ] as const) {
+    const ratios = on.map((row, i) => row[key] / off[i]![key]);
+    const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
+    console.log(
+      `| ${what} | ${fmt(median(off.map((row) => row[key])), d)} ${unit} | ${fmt(median(on.map((row) => row[key])), d)} ${unit} | **${fmt(geo, 3)}** | ${fmt(quantile(ratios, 0.25), 3)}–${fmt(quantile(ratios, 0.75), 3)} | ${ratios.filter((x) => x > 1).length}/${ratios.length} |`,
+    );
+    perRound.push(`per-round on/off, ${what}: ${ratios.map((x) => fmt(x, 3)).join(' ')}`);
+  }
+  console.log(`\n${perRound.join('\n')}`);
+}
 
 async function overhead(): Promise<void> {
-  const brokers: [string, TestBroker][] = [
-    ['off', await startTestBroker()],
-    ['on', await startTestBroker({ overrides: { 'http.listener': '127.0.0.1:0' } })],
-  ];
-  const wires = new Map<string, Wire>();
-  for (const [name, b] of brokers) {
-    const w = await Wire.open(b.port);
-    wires.set(name, w);
-    await createTopics(w, [{ name: 'bench', partitions: 1 }]);
-    await produceRound(w, 'bench'); // warm-up: JIT, segment files, buffer pools
-  }
-  const series = () =>
-    new Map<string, number[]>([
-      ['off', []],
-      ['on', []],
-    ]);
-  const [produced, produceCpu, fetched, fetchCpu] = [series(), series(), series(), series()];
-  /** Process CPU (client and broker: the client's share is the same in both) in µs. */
-  const cpu = () => {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  };
-  /** Runs `phase` for each broker in `order`, each after a forced collection. */
-  const timed = async (order: [string, TestBroker][], phase: (name: string) => Promise<void>) => {
-    for (const [name] of order) {
-      collectGarbage();
-      await phase(name);
-    }
-  };
-  // The warm-up round left REQUESTS batches in each log.
-  const logEnd = new Map(brokers.map(([name]) => [name, BigInt(REQUESTS * RECORDS_PER_BATCH)]));
+  if (values.profile) mkdirSync(values.profile, { recursive: true });
+  const pair = (label: string, tree: string): Pair => ({
+    label,
+    tree,
+    sides: {} as Record<Mode, Side>,
+    rows: { off: [], on: [] },
+    metricWorkNs: 0,
+  });
+  const pairs = [pair('this-tree', resolve(import.meta.dirname, '..'))];
+  if (values.baseline) pairs.push(pair('baseline', resolve(values.baseline)));
+  console.log(
+    `rounds: ${ROUNDS}, each with fresh broker processes warmed up with ${WARMUP} requests; per round and broker: produce ${REQUESTS} requests × ${RECORDS_PER_BATCH} records × ${RECORD_BYTES} B (${IN_FLIGHT} in flight) in ${SLICES} phases, then fetch of those records ${FETCH_PASSES} times (${FETCH_MAX_BYTES / 1024} KiB per request) in ${SLICES} phases, the two brokers' phases alternating ABBA; load average at start ${load()}`,
+  );
   for (let r = 0; r < ROUNDS; r++) {
-    // ABBA within a round, BAAB in the next: a trend in machine load or an order effect (JIT,
-    // caches, the log growing) lands on both brokers alike.
-    const [a, b] = r % 2 === 0 ? brokers : [brokers[1]!, brokers[0]!];
-    const order: [string, TestBroker][] = [a, b, b, a];
-    const perPhase = (REQUESTS * RECORDS_PER_BATCH) / 2;
-    const firstOffset = new Map<string, bigint>();
-    const produceCpuSum = new Map<string, number>();
-    const produceSeconds = new Map<string, number>();
-    await timed(order, async (name) => {
-      const wire = wires.get(name)!;
-      if (!firstOffset.has(name)) firstOffset.set(name, logEnd.get(name)!);
-      const c0 = cpu();
-      const s = await produceRound(wire, 'bench', REQUESTS / 2);
-      logEnd.set(name, logEnd.get(name)! + BigInt(perPhase));
-      produceCpuSum.set(name, (produceCpuSum.get(name) ?? 0) + (cpu() - c0));
-      produceSeconds.set(name, (produceSeconds.get(name) ?? 0) + s);
-    });
-    for (const [name] of brokers) {
-      produceCpu.get(name)!.push(produceCpuSum.get(name)! / (2 * perPhase));
-      produced.get(name)!.push((2 * perPhase) / produceSeconds.get(name)!);
+    for (const p of r % 2 === 0 ? pairs : [...pairs].reverse()) {
+      await startSides(p, r);
+      await round(p, r);
+      if (r === ROUNDS - 1) p.metricWorkNs = await p.sides.on.proc.call<number>('metricWork');
+      await closeSides(p);
     }
-    const fetchCpuSum = new Map<string, number>();
-    const fetchSeconds = new Map<string, number>();
-    const fetchBytes = new Map<string, number>();
-    await timed(order, async (name) => {
-      const c0 = cpu();
-      const f = await fetchRound(wires.get(name)!, 'bench', firstOffset.get(name)!);
-      fetchCpuSum.set(name, (fetchCpuSum.get(name) ?? 0) + (cpu() - c0));
-      fetchSeconds.set(name, (fetchSeconds.get(name) ?? 0) + f.seconds);
-      fetchBytes.set(name, (fetchBytes.get(name) ?? 0) + f.bytes);
-    });
-    for (const [name] of brokers) {
-      const mb = fetchBytes.get(name)! / 1e6;
-      fetchCpu.get(name)!.push(fetchCpuSum.get(name)! / mb);
-      fetched.get(name)!.push(mb / fetchSeconds.get(name)!);
-    }
-  }
-  /** Geometric mean of the per-round on/off ratios: each round compares the two under the same load. */
-  const pairedRatio = (m: Map<string, number[]>) => {
-    const on = m.get('on')!;
-    const logs = m.get('off')!.map((off, i) => Math.log(on[i]! / off));
-    return Math.exp(logs.reduce((x, y) => x + y, 0) / logs.length);
-  };
-  const row = (what: string, unit: string, m: Map<string, number[]>, d: number) => {
-    const off = median(m.get('off')!);
-    const on = median(m.get('on')!);
-    console.log(
-      `| ${what} | ${fmt(off, d)} ${unit} | ${fmt(on, d)} ${unit} | ${fmt(on / off, 3)} | ${fmt(pairedRatio(m), 3)} |`,
+    // Progress, and what a run cut short still tells.
+    const ratio = (p: Pair, key: 'produceCpu' | 'fetchCpu') =>
+      fmt(p.rows.on[r]![key] / p.rows.off[r]![key], 3);
+    console.error(
+      `round ${r + 1}/${ROUNDS} (load ${load()}): on/off broker CPU per record, per MB: ${pairs.map((p) => `${p.label} ${ratio(p, 'produceCpu')}, ${ratio(p, 'fetchCpu')}`).join('; ')}`,
     );
-  };
-  console.log(
-    `rounds: ${ROUNDS}, produce: ${REQUESTS} requests × ${RECORDS_PER_BATCH} records × ${RECORD_BYTES} B, ${IN_FLIGHT} in flight; each broker in ABBA order, a forced GC before each phase; fetch: the round's records, twice, ${FETCH_MAX_BYTES / 1024} KiB per request\n`,
-  );
-  console.log(
-    '| scenario (median of rounds) | metrics off | metrics on | on / off | on / off, per round (geometric mean) |',
-  );
-  console.log('| --- | --- | --- | --- | --- |');
-  row('produce, acks=1: throughput', 'records/s', produced, 0);
-  row('produce, acks=1: process CPU', 'µs/record', produceCpu, 3);
-  row("fetch of the round's records: throughput", 'MB/s', fetched, 1);
-  row("fetch of the round's records: process CPU", 'µs/MB', fetchCpu, 0);
-  const ratios = (m: Map<string, number[]>) =>
-    m
-      .get('on')!
-      .map((v, i) => fmt(v / m.get('off')![i]!, 3))
-      .join(' ');
-  console.log(`\nper-round on/off, produce records/s: ${ratios(produced)}`);
-  console.log(`per-round on/off, produce CPU/record: ${ratios(produceCpu)}`);
-  console.log(`per-round on/off, fetch MB/s: ${ratios(fetched)}`);
-  console.log(`per-round on/off, fetch CPU/MB: ${ratios(fetchCpu)}`);
-  for (const w of wires.values()) w.close();
-  for (const [, b] of brokers) await b.close();
+  }
+  console.log(`load average at the end: ${load()}`);
+  for (const p of pairs) report(p);
 }
 
 async function scrapeTime(): Promise<void> {
@@ -385,37 +486,8 @@ async function logFamiliesBeforeAfter(): Promise<void> {
   );
 }
 
-/**
- * The metric work one acks=1 produce request of one batch adds, timed alone in a loop (what the
- * dispatcher and the produce handler do when metrics are on): ns per request. Machine noise
- * swamps a 2 % difference in the throughput rounds; this figure does not depend on it.
- */
-function metricWorkPerProduceNs(): number {
-  const m = new BrokerMetrics();
-  const frames = Array.from({ length: 64 }, () => Buffer.alloc(64));
-  const append = { baseOffset: 100n, lastOffset: 109n, logAppendTime: -1n, logStartOffset: 0n };
-  const n = 2_000_000;
-  const run = () => {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) {
-      const frame = frames[i & 63]!;
-      m.timer.arrived(frame);
-      const started = m.timer.start(frame);
-      m.topics.appended('bench', 1200, append);
-      started.handled('Produce', 9)();
-    }
-    return ((performance.now() - t0) * 1e6) / n;
-  };
-  run(); // warm-up (JIT)
-  return Math.min(run(), run(), run());
-}
-
 async function main(): Promise<void> {
-  if (values.only !== 'scrape') {
-    const ns = metricWorkPerProduceNs();
-    console.log(`metric work per produce request, alone: ${fmt(ns, 0)} ns\n`);
-    await overhead();
-  }
+  if (values.only !== 'scrape') await overhead();
   if (values.only !== 'overhead') {
     await logFamiliesBeforeAfter();
     await scrapeTime();

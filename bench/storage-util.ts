@@ -31,12 +31,6 @@ export function makeBatches(size: number, count: number): Buffer[] {
 
 export const mb = (bytes: number, ms: number): number => bytes / 1024 / 1024 / (ms / 1000);
 
-export async function bestOf(rounds: number, run: () => Promise<number>): Promise<number> {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < rounds; i++) best = Math.min(best, await run());
-  return best;
-}
-
 export function table(header: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');

@@ -1,8 +1,8 @@
 // The segment list of one partition and the physical operations on it: placing and writing
 // batches (the write pipeline), rolling, reading raw batch bytes, truncation and segment
 // deletion (Kafka's LocalLog). Offsets and positions are assigned synchronously by `place`;
-// a single drain loop writes queued batches in order with one `writev` per group, so several
-// appends can be in flight while their order and file positions are fixed at call time.
+// queued batches are written in order, one group (one `pwritev`) at a time, so several appends
+// can be in flight while their order and file positions are fixed at call time.
 
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import { LAST_OFFSET_DELTA_OFFSET } from '../protocol/record-batch/header.js';
@@ -13,16 +13,22 @@ import { readSegment } from './segment-read.js';
 import { scanSegment } from './segment-scanner.js';
 import type { TailCache } from './tail-cache.js';
 
-interface BatchOp {
+/**
+ * Consecutive batches of one segment that go to disk together with one (p)writev, and settle
+ * together: every append in the group shares its promise.
+ */
+interface WriteGroup {
   kind: 'batch';
   segment: LogSegment;
-  placed: PlacedBatch;
+  batches: PlacedBatch[];
+  bytes: number;
   records: number;
   /**
-   * Runs after the write (e.g. `.txnindex` entry for an abort marker); returns null when it had
-   * nothing to do, so ordinary appends cost no extra await.
+   * Run in order after the write (e.g. the `.txnindex` entry of an abort marker); null when
+   * there are none, so ordinary appends cost no extra await.
    */
-  after: ((segment: LogSegment) => Promise<void> | null) | null;
+  after: ((segment: LogSegment) => Promise<void>)[] | null;
+  promise: Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -39,7 +45,58 @@ interface TaskOp {
   run: () => Promise<void>;
 }
 
-type Op = BatchOp | RollOp | TaskOp;
+type Op = WriteGroup | RollOp | TaskOp;
+
+// A promise's settle functions without a closure per promise.
+let settleResolve: () => void = () => undefined;
+let settleReject: (err: unknown) => void = () => undefined;
+function captureSettlers(resolve: () => void, reject: (err: unknown) => void): void {
+  settleResolve = resolve;
+  settleReject = reject;
+}
+
+function newGroup(segment: LogSegment): WriteGroup {
+  const promise = new Promise<void>(captureSettlers);
+  return {
+    kind: 'batch',
+    segment,
+    batches: [],
+    bytes: 0,
+    records: 0,
+    after: null,
+    promise,
+    resolve: settleResolve,
+    reject: settleReject,
+  };
+}
+
+// Writes start once per event-loop turn, for every log at once (after the turn's I/O callbacks:
+// the check phase). The appends of a turn (a Produce request's partitions, or the next appends
+// that completed writes released) then reach the write worker together, one wake-up for all of
+// them (`write-worker.ts`), or libuv's thread pool back to back, instead of one at a time
+// between stretches of JavaScript, each waking an idle thread (a futex wake and often a context
+// switch, which cost the main thread more than the write itself). Appends that arrive meanwhile
+// for the same segment join the pending group.
+let ready: LocalLog[] = [];
+let submitScheduled = false;
+
+function submitReady(): void {
+  submitScheduled = false;
+  const logs = ready;
+  ready = [];
+  // The worker pays off when it takes several writes per wake-up; a lone write (one partition
+  // appending, each append awaited) costs the same hops either way and goes to the thread pool.
+  const stage = logs.length > 1;
+  for (const log of logs) log.startWrites(stage);
+}
+
+function scheduleWrites(log: LocalLog): void {
+  ready.push(log);
+  if (!submitScheduled) {
+    submitScheduled = true;
+    setImmediate(submitReady);
+  }
+}
 
 export interface LocalLogHooks {
   /** A segment rolled at `offset`; producer state as of that offset is captured synchronously. */
@@ -75,7 +132,12 @@ export class LocalLog {
   readonly cache: FileHandleCache;
   readonly #hooks: LocalLogHooks;
   #queue: Op[] = [];
-  #draining = false;
+  /** The last write group of the queue while it still takes appends (not yet submitted). */
+  #open: WriteGroup | null = null;
+  /** The group the last append joined (`afterLastAppend` attaches to it). */
+  #lastGroup: WriteGroup | null = null;
+  /** Idle: nothing queued or running; scheduled: waits for `startWrites`; running: an op is in progress. */
+  #state: 'idle' | 'scheduled' | 'running' = 'idle';
   #idleWaiters: (() => void)[] = [];
   #unflushedRecords = 0;
   /** Oldest unflushed write (ms), for flush.ms. */
@@ -172,7 +234,7 @@ export class LocalLog {
   /**
    * Assigns the file position of a batch whose offsets are already final, rolling first when
    * Kafka's rules say so, and queues its write. Resolves once written (and fsynced when
-   * `flush.messages` asks for it).
+   * `flush.messages` asks for it); appends queued together share one promise.
    */
   append(
     buf: Buffer,
@@ -180,18 +242,40 @@ export class LocalLog {
     lastOffset: bigint,
     maxTimestamp: bigint,
     records: number,
-    after: ((segment: LogSegment) => Promise<void> | null) | null,
   ): Promise<void> {
     this.ensureWritable();
     const now = this.#hooks.now();
     if (this.#shouldRoll(buf.length, lastOffset, now)) this.roll(baseOffset);
     const segment = this.active;
     const placed = segment.place(buf, baseOffset, lastOffset, maxTimestamp, this.config.indexIntervalBytes);
-    this.nextOffset = lastOffset + 1n;
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ kind: 'batch', segment, placed, records, after, resolve, reject });
-      this.#kick();
-    });
+    this.nextOffset = placed.nextOffset;
+    let group = this.#open;
+    if (
+      group === null ||
+      group.segment !== segment ||
+      group.batches.length >= MAX_GROUP_OPS ||
+      group.bytes >= MAX_GROUP_BYTES
+    ) {
+      group = newGroup(segment);
+      this.#queue.push(group);
+      this.#open = group;
+    }
+    group.batches.push(placed);
+    group.bytes += buf.length;
+    group.records += records;
+    this.#lastGroup = group;
+    this.#kick();
+    return group.promise;
+  }
+
+  /**
+   * Runs `task` once the batch of the last `append` (called in this same synchronous run) is
+   * written, before its append resolves: the `.txnindex` entry of an abort marker.
+   */
+  afterLastAppend(task: (segment: LogSegment) => Promise<void>): void {
+    const group = this.#lastGroup!;
+    if (group.after === null) group.after = [task];
+    else group.after.push(task);
   }
 
   /** Starts a new active segment at `baseOffset` (≥ next offset), queued behind pending writes. */
@@ -206,98 +290,127 @@ export class LocalLog {
     if (this.recoveryPoint >= baseOffset && baseOffset > previous.baseOffset)
       this.recoveryPoint = baseOffset - 1n;
     this.segments.push(next);
+    this.#open = null;
     this.#queue.push({ kind: 'roll', previous, next });
     const afterRoll = this.#hooks.onRoll(baseOffset);
     if (afterRoll !== null) this.#queue.push({ kind: 'task', run: afterRoll });
     this.#kick();
   }
 
-  /** Starts the drain loop if idle; it runs synchronously up to its first write. */
   #kick(): void {
-    if (!this.#draining) {
-      this.#draining = true;
-      void this.#drain();
+    if (this.#state === 'idle') {
+      this.#state = 'scheduled';
+      scheduleWrites(this);
     }
   }
 
-  async #drain(): Promise<void> {
+  /**
+   * Runs the queue up to its first write (called once per event-loop turn by the scheduler;
+   * `stage`: small writes may go through the write worker); the write's completion continues
+   * from there. One op at a time, in queue order.
+   */
+  startWrites(stage: boolean): void {
+    const op = this.#queue.shift();
+    if (op === undefined) {
+      this.#setIdle();
+      return;
+    }
+    this.#state = 'running';
+    if (op.kind === 'batch') {
+      if (this.#open === op) this.#open = null;
+      if (this.#lastGroup === op) this.#lastGroup = null;
+      op.segment.writeBatches(op.batches, stage, (err) => this.#onGroupWritten(op, err));
+      return;
+    }
+    const run = op.kind === 'roll' ? this.#executeRoll(op) : op.run();
+    run.then(
+      () => this.#continue(),
+      (err: unknown) => this.#fail(err),
+    );
+  }
+
+  /** The op in progress finished: later ops go at the next submission point. */
+  #continue(): void {
+    if (this.#queue.length === 0) this.#setIdle();
+    else {
+      this.#state = 'scheduled';
+      scheduleWrites(this);
+    }
+  }
+
+  #setIdle(): void {
+    this.#state = 'idle';
+    if (this.#idleWaiters.length > 0) for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  #onGroupWritten(group: WriteGroup, err: Error | null): void {
+    const segment = group.segment;
+    if (err !== null) {
+      group.reject(this.#writeFailure(segment, err));
+      this.#fail(err);
+      return;
+    }
     try {
-      while (this.#queue.length > 0) {
-        const op = this.#queue[0]!;
-        if (op.kind === 'roll') {
-          this.#queue.shift();
-          await this.#executeRoll(op);
-          continue;
-        }
-        if (op.kind === 'task') {
-          this.#queue.shift();
-          await op.run();
-          continue;
-        }
-        const group: BatchOp[] = [];
-        let bytes = 0;
-        while (group.length < MAX_GROUP_OPS && bytes < MAX_GROUP_BYTES && this.#queue.length > 0) {
-          const next = this.#queue[0]!;
-          if (next.kind !== 'batch' || next.segment !== op.segment) break;
-          this.#queue.shift();
-          group.push(next);
-          bytes += next.placed.buf.length;
-        }
-        await this.#writeGroup(group);
+      const { batches } = group;
+      for (let i = 0; i < batches.length; i++) {
+        const b = batches[i]!;
+        segment.applyWritten(b);
+        this.tail.add(b.buf, b.baseOffset, b.lastOffset);
       }
-    } catch (err) {
-      const error = err instanceof Error ? err : new Error(String(err));
-      this.#failed = error;
-      const failure = new KafkaError(
-        ErrorCode.KAFKA_STORAGE_ERROR,
-        `Write to ${this.dir} failed: ${error.message}`,
-        { cause: error },
+      this.logEndOffset = batches[batches.length - 1]!.nextOffset;
+      if (this.#unflushedRecords === 0) this.firstUnflushedMs = this.#hooks.now();
+      this.#unflushedRecords += group.records;
+    } catch (e) {
+      // Runs in an I/O callback: fail the log (as a failed write would), never the process.
+      group.reject(this.#writeFailure(segment, e));
+      this.#fail(e);
+      return;
+    }
+    if (group.after !== null || this.#unflushedRecords >= this.config.flushMessages) {
+      this.#finishAfterWrite(group).then(
+        () => this.#continue(),
+        (e: unknown) => this.#fail(e),
       );
-      for (const op of this.#queue.splice(0)) if (op.kind === 'batch') op.reject(failure);
-      this.#hooks.onFailure(error);
-    } finally {
-      this.#draining = false;
-      for (const w of this.#idleWaiters.splice(0)) w();
+      return;
     }
+    this.#hooks.onWritten();
+    group.resolve();
+    this.#continue();
   }
 
-  async #writeGroup(group: BatchOp[]): Promise<void> {
-    const segment = group[0]!.segment;
+  /** The rare end of a group write that must wait: `.txnindex` entries, flush.messages. */
+  async #finishAfterWrite(group: WriteGroup): Promise<void> {
     try {
-      await segment.write(group.map((g) => g.placed));
-    } catch (err) {
-      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, {
-        cause: err,
-      });
-      for (const g of group) g.reject(failure);
-      throw err;
-    }
-    let records = 0;
-    for (const g of group) {
-      segment.applyWritten(g.placed);
-      this.tail.add(g.placed.buf, g.placed.baseOffset, g.placed.lastOffset);
-      records += g.records;
-    }
-    this.logEndOffset = group[group.length - 1]!.placed.lastOffset + 1n;
-    if (this.#unflushedRecords === 0) this.firstUnflushedMs = this.#hooks.now();
-    this.#unflushedRecords += records;
-    try {
-      for (const g of group) {
-        const done = g.after === null ? null : g.after(segment);
-        if (done !== null) await done;
-      }
+      if (group.after !== null) for (const task of group.after) await task(group.segment);
       if (this.#unflushedRecords >= this.config.flushMessages) await this.flush();
     } catch (err) {
-      // The log goes offline (the caller rethrows); these appends must settle too, or their
-      // requests would wait for ever.
-      const failure = new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, {
-        cause: err,
-      });
-      for (const g of group) g.reject(failure);
+      // The log goes offline; these appends must settle too, or their requests would wait for ever.
+      group.reject(this.#writeFailure(group.segment, err));
       throw err;
     }
     this.#hooks.onWritten();
-    for (const g of group) g.resolve();
+    group.resolve();
+  }
+
+  #writeFailure(segment: LogSegment, cause: unknown): KafkaError {
+    return new KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, `Write to ${segment.file.path} failed`, { cause });
+  }
+
+  /** A write, roll or task failed: the log goes offline and every queued append fails. */
+  #fail(err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.#failed = error;
+    this.#open = null;
+    const failure = new KafkaError(
+      ErrorCode.KAFKA_STORAGE_ERROR,
+      `Write to ${this.dir} failed: ${error.message}`,
+      {
+        cause: error,
+      },
+    );
+    for (const op of this.#queue.splice(0)) if (op.kind === 'batch') op.reject(failure);
+    this.#hooks.onFailure(error);
+    this.#setIdle();
   }
 
   async #executeRoll(op: RollOp): Promise<void> {
@@ -342,7 +455,7 @@ export class LocalLog {
 
   /** Resolves when no write is queued or in flight. */
   whenIdle(): Promise<void> {
-    if (!this.#draining && this.#queue.length === 0) return this.#flushing;
+    if (this.#state === 'idle' && this.#queue.length === 0) return this.#flushing;
     return new Promise<void>((resolve) => this.#idleWaiters.push(resolve)).then(() => this.whenIdle());
   }
 

@@ -22,13 +22,13 @@ import {
   readAt,
   readFileOrNull,
   syncFile,
-  writeAt,
-  writevAt,
+  writevFully,
 } from './fs-util.js';
 import { OffsetIndex } from './offset-index.js';
 import { scanSegment } from './segment-scanner.js';
 import { TimeIndex } from './time-index.js';
 import { TransactionIndex } from './transaction-index.js';
+import { STAGED_WRITE_MAX_BYTES, writeWorker } from './write-worker.js';
 
 export interface SegmentLimits {
   indexIntervalBytes: number;
@@ -53,6 +53,8 @@ export interface PlacedBatch {
   position: number;
   baseOffset: bigint;
   lastOffset: bigint;
+  /** `lastOffset + 1n`, computed once (the log's next and end offsets share it). */
+  nextOffset: bigint;
   maxTimestamp: bigint;
   indexEntry: boolean;
 }
@@ -239,24 +241,48 @@ export class LogSegment {
     return this.#cache.with(this.file, (fd) => readAt(fd, length, position, allocate));
   }
 
-  /** Writes placed batches contiguously at their assigned positions with one writev. */
-  async write(batches: readonly PlacedBatch[]): Promise<void> {
-    const first = batches[0]!;
+  /**
+   * Writes placed batches contiguously at their assigned positions with one (p)writev and calls
+   * `done` (a callback, not a promise: no microtask hops on the append path). `stage`: a small
+   * write may go through the write worker (`write-worker.ts`).
+   */
+  writeBatches(batches: readonly PlacedBatch[], stage: boolean, done: (err: Error | null) => void): void {
     const pending = this.#cache.acquire(this.file);
-    // Already open (the usual case): no extra await before the write is issued.
-    const fd = typeof pending === 'number' ? pending : await pending;
-    try {
-      if (batches.length === 1) await writeAt(fd, first.buf, first.position);
-      else
-        await writevAt(
-          fd,
-          batches.map((b) => b.buf),
-          first.position,
-        );
-    } finally {
-      this.#cache.release(this.file);
+    // Already open (the usual case): the write is issued at once.
+    if (typeof pending === 'number') this.#writeWith(pending, batches, stage, done);
+    else
+      pending.then(
+        (fd) => this.#writeWith(fd, batches, stage, done),
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
+  }
+
+  #writeWith(
+    fd: number,
+    batches: readonly PlacedBatch[],
+    stage: boolean,
+    done: (err: Error | null) => void,
+  ): void {
+    const position = batches[0]!.position;
+    const bufs = new Array<Buffer>(batches.length);
+    let bytes = 0;
+    for (let i = 0; i < batches.length; i++) {
+      bufs[i] = batches[i]!.buf;
+      bytes += bufs[i]!.length;
     }
-    this.unflushed = true;
+    if (
+      stage &&
+      bytes <= STAGED_WRITE_MAX_BYTES &&
+      writeWorker().tryWrite(fd, bufs, bytes, position, (err) => this.#written(err, done))
+    )
+      return;
+    writevFully(fd, bufs, position, (err) => this.#written(err, done));
+  }
+
+  #written(err: Error | null, done: (err: Error | null) => void): void {
+    this.#cache.release(this.file);
+    if (err === null) this.unflushed = true;
+    done(err);
   }
 
   /** Makes written batches visible: indexes, size, next offset, timestamps. */
@@ -271,7 +297,7 @@ export class LogSegment {
     }
     this.size = b.position + b.buf.length;
     this.trustedUpTo = this.size;
-    this.nextOffset = b.lastOffset + 1n;
+    this.nextOffset = b.nextOffset;
   }
 
   /**
@@ -294,7 +320,7 @@ export class LogSegment {
     this.bytesSinceIndex += buf.length;
     this.assignedSize += buf.length;
     this.firstBatchTimestamp ??= Number(maxTimestamp);
-    return { buf, position, baseOffset, lastOffset, maxTimestamp, indexEntry };
+    return { buf, position, baseOffset, lastOffset, nextOffset: lastOffset + 1n, maxTimestamp, indexEntry };
   }
 
   /** fsync of the data (metadata such as mtime is not needed for recovery). */

@@ -24,6 +24,11 @@ export interface ValidatedBatch {
   marker: ControlMarker | null;
 }
 
+// Option objects of the per-batch checks, allocated once (this runs for every produced batch).
+const FROM_CLIENT = { fromClient: true } as const;
+const FROM_REPLICA = { fromClient: false } as const;
+const SEQUENTIAL_OFFSETS = { sequentialOffsets: true } as const;
+
 export function toKafkaError(err: unknown): KafkaError {
   if (err instanceof KafkaError) return err;
   if (err instanceof RecordBatchError) return new KafkaError(err.code, err.message, { cause: err });
@@ -50,7 +55,7 @@ export function validateLeaderBatch(
       `Batch of ${buf.length} bytes exceeds segment.bytes ${config.segmentBytes}`,
     );
   }
-  const result = validateBatch(buf, 0, buf.length, { fromClient: true });
+  const result = validateBatch(buf, 0, buf.length, FROM_CLIENT);
   let header: BatchHeader;
   if (result instanceof RecordBatchError) {
     // Coordinators write control batches; the client rule against them does not apply.
@@ -60,7 +65,7 @@ export function validateLeaderBatch(
       isControl(buf.readInt16BE(21)) &&
       result.code === ErrorCode.INVALID_RECORD;
     if (!controlFromCoordinator) throw toKafkaError(result);
-    const retry = validateBatch(buf, 0, buf.length, { fromClient: false });
+    const retry = validateBatch(buf, 0, buf.length, FROM_REPLICA);
     if (retry instanceof RecordBatchError) throw toKafkaError(retry);
     header = retry;
   } else header = result;
@@ -80,7 +85,7 @@ export function validateLeaderBatch(
     // Uncompressed records are walked cheaply; compressed ones are kept as sent (decompressing
     // every produced batch would cost more than the write itself).
     try {
-      checkRecords(new RecordCursor(header, buf.subarray(RECORDS_OFFSET)), { sequentialOffsets: true });
+      checkRecords(new RecordCursor(header, buf.subarray(RECORDS_OFFSET)), SEQUENTIAL_OFFSETS);
     } catch (err) {
       throw toKafkaError(err);
     }

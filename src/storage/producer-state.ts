@@ -3,8 +3,9 @@
 // producers), the coordinator epoch of the last marker, and the first offset of the open
 // transaction (which bounds the last stable offset). State changes only by `apply`, in log
 // order; leader appends are checked first with `checkLeaderAppend`.
-import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { ErrorCode, errorInfo, KafkaError } from '../protocol/errors.js';
 import { type ControlMarker, ControlType } from './control-record.js';
+import { RefusedBatches } from './producer-refusals.js';
 import type { SnapshotEntry } from './producer-snapshot.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
 import type { ProducerStateView } from './types.js';
@@ -83,6 +84,8 @@ export class ProducerStateManager {
   readonly #guards = new Map<bigint, GuardEntry>();
   /** Completed transactions whose marker the high watermark has not passed yet. */
   #unreplicated: CompletedTxn[] = [];
+  /** Client batches refused before reaching the log (`producer-refusals.ts`); kept across truncations. */
+  readonly #refused = new RefusedBatches();
   /** State reflects every batch below this offset. */
   mapEndOffset = 0n;
 
@@ -129,7 +132,12 @@ export class ProducerStateManager {
     const e = this.#producers.get(b.producerId);
     if (verification !== undefined && b.transactional && b.marker === null)
       this.#checkVerified(b, e, verification);
-    if (e === undefined) return null; // unknown producer: any sequence is accepted (KIP-360)
+    if (e === undefined) {
+      // An unknown producer may start at any sequence (KIP-360), except right after batches of
+      // its that were refused here.
+      if (!fromCoordinator && b.marker === null) this.#repeatRefusal(b, lastOffsetDelta, null);
+      return null;
+    }
     if (b.producerEpoch < e.producerEpoch) {
       throw new KafkaError(
         ErrorCode.INVALID_PRODUCER_EPOCH,
@@ -146,7 +154,9 @@ export class ProducerStateManager {
       return null;
     }
     if (!fromCoordinator) {
-      const dup = checkSequence(e, b, lastOffsetDelta);
+      const dup = checkSequence(e, b, lastOffsetDelta, (expected) =>
+        this.#repeatRefusal(b, lastOffsetDelta, expected),
+      );
       if (dup !== null) return dup;
     }
     if (!b.transactional && e.currentTxnFirstOffset >= 0n) {
@@ -156,6 +166,30 @@ export class ProducerStateManager {
       );
     }
     return null;
+  }
+
+  /**
+   * A client batch was refused before reaching the log (this replica could not take writes:
+   * not the leader, fenced, too small an ISR), with retriable error `code`.
+   */
+  noteRefused(batch: Buffer, code: number, nowMs: bigint): void {
+    this.#refused.noteBatch(batch, code, nowMs);
+  }
+
+  /**
+   * Throws the refusal of the batches right before `b` when they fill its whole sequence gap
+   * back to `expected` (null: this producer and epoch have no sequence here), and remembers `b`
+   * as refused too, for the batches pipelined behind it.
+   */
+  #repeatRefusal(b: ProducerBatch, lastOffsetDelta: number, expected: number | null): void {
+    const r = this.#refused.explaining(b.producerId, b.producerEpoch, b.baseSequence, expected);
+    if (r === null) return;
+    const lastSeq = addSequence(b.baseSequence, lastOffsetDelta);
+    this.#refused.note(b.producerId, { ...r, firstSeq: b.baseSequence, lastSeq });
+    throw new KafkaError(
+      r.code,
+      `Batch ${b.baseSequence}..${lastSeq} of producer ${b.producerId} follows batch ${r.firstSeq}..${r.lastSeq}, refused here with ${errorInfo(r.code).name} before reaching the log`,
+    );
   }
 
   /**
@@ -266,6 +300,7 @@ export class ProducerStateManager {
    * verification guards older than that (a verification never followed by its append).
    */
   removeExpired(nowMs: bigint, maxIdleMs: bigint): void {
+    this.#refused.prune(nowMs);
     for (const [id, g] of this.#guards) if (nowMs - g.createdMs >= maxIdleMs) this.#guards.delete(id);
     for (const [id, e] of this.#producers) {
       if (e.currentTxnFirstOffset < 0n && e.lastTimestamp >= 0n && nowMs - e.lastTimestamp > maxIdleMs) {
@@ -339,8 +374,16 @@ export class ProducerStateManager {
   }
 }
 
-/** The retained batch a client batch duplicates, or null when it continues the sequence. */
-function checkSequence(e: ProducerEntry, b: ProducerBatch, lastOffsetDelta: number): BatchMetadata | null {
+/**
+ * The retained batch a client batch duplicates, or null when it continues the sequence. Before
+ * answering a gap OUT_OF_ORDER_SEQUENCE_NUMBER, `beforeGap(expected)` may throw another answer.
+ */
+function checkSequence(
+  e: ProducerEntry,
+  b: ProducerBatch,
+  lastOffsetDelta: number,
+  beforeGap: (expected: number) => void,
+): BatchMetadata | null {
   if (b.producerEpoch === e.producerEpoch) {
     const lastSeq = addSequence(b.baseSequence, lastOffsetDelta);
     for (const m of e.batches) {
@@ -348,12 +391,14 @@ function checkSequence(e: ProducerEntry, b: ProducerBatch, lastOffsetDelta: numb
     }
     const current = e.batches.at(-1)?.lastSeq ?? -1;
     if (!inSequence(current, b.baseSequence)) {
+      beforeGap(addSequence(current, 1));
       throw new KafkaError(
         ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
         `Out of order sequence for producer ${b.producerId}: got ${b.baseSequence}, expected ${addSequence(current, 1)}`,
       );
     }
   } else if (b.baseSequence !== 0 && e.producerEpoch >= 0) {
+    beforeGap(0);
     throw new KafkaError(
       ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
       `Producer ${b.producerId} with new epoch ${b.producerEpoch} must start at sequence 0, got ${b.baseSequence}`,

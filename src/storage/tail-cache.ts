@@ -11,10 +11,13 @@
 // (they must stay contiguous) and is read back from the page cache like everything older.
 
 interface TailEntry {
+  /** The log's cache holding it (the budget evicts across logs). */
+  owner: TailCache;
   baseOffset: bigint;
   lastOffset: bigint;
-  /** View into the arena; valid while the entry is live. */
-  buf: Buffer;
+  /** Arena offset and length of the bytes; valid while the entry is live. */
+  at: number;
+  length: number;
   /** Absolute arena position of the first byte (laps × size + offset). */
   start: number;
 }
@@ -31,7 +34,7 @@ export class TailCacheBudget {
   #arena: Buffer | null = null;
   /** Absolute position of the next allocation; entries live in [next - maxBytes, next). */
   #next = 0;
-  #fifo: { cache: TailCache; entry: TailEntry }[] = [];
+  #fifo: TailEntry[] = [];
   #head = 0;
 
   constructor(maxBytes: number, maxCopyBytes: number = DEFAULT_TAIL_COPY_BYTES) {
@@ -42,34 +45,35 @@ export class TailCacheBudget {
   /** Bytes of the arena in use by live and not yet reclaimed entries. */
   get used(): number {
     const head = this.#fifo[this.#head];
-    return head === undefined ? 0 : this.#next - head.entry.start;
+    return head === undefined ? 0 : this.#next - head.start;
+  }
+
+  /** The arena (allocated on first use); entries index into it. */
+  get arena(): Buffer {
+    this.#arena ??= Buffer.allocUnsafeSlow(this.maxBytes);
+    return this.#arena;
   }
 
   /** Copies `src` into the arena for `cache`, evicting the oldest entries it overwrites. */
   add(cache: TailCache, src: Buffer, baseOffset: bigint, lastOffset: bigint): TailEntry {
     const size = this.maxBytes;
-    this.#arena ??= Buffer.allocUnsafeSlow(size);
+    const arena = this.arena;
     let start = this.#next;
     if ((start % size) + src.length > size) start += size - (start % size); // wrap: skip the tail gap
     const end = start + src.length;
-    while (this.#head < this.#fifo.length && this.#fifo[this.#head]!.entry.start < end - size) {
+    while (this.#head < this.#fifo.length && this.#fifo[this.#head]!.start < end - size) {
       const old = this.#fifo[this.#head]!;
       this.#fifo[this.#head++] = undefined as never;
-      old.cache.evictIfFirst(old.entry);
+      old.owner.evictIfFirst(old);
     }
     if (this.#head > 1024 && this.#head * 2 > this.#fifo.length) {
       this.#fifo = this.#fifo.slice(this.#head);
       this.#head = 0;
     }
     const at = start % size;
-    this.#arena.set(src, at); // TypedArray#set: no view allocated per copy, unlike Buffer#copy
-    const entry: TailEntry = {
-      baseOffset,
-      lastOffset,
-      buf: this.#arena.subarray(at, at + src.length),
-      start,
-    };
-    this.#fifo.push({ cache, entry });
+    arena.set(src, at); // TypedArray#set: no view allocated per copy, unlike Buffer#copy
+    const entry: TailEntry = { owner: cache, baseOffset, lastOffset, at, length: src.length, start };
+    this.#fifo.push(entry);
     this.#next = end;
     return entry;
   }
@@ -159,16 +163,18 @@ export class TailCache {
     while (end < entries.length) {
       const e = entries[end]!;
       if (e.lastOffset >= upperBound) break;
-      if (bytes + e.buf.length > maxBytes && !(bytes === 0 && minOneBatch)) break;
-      bytes += e.buf.length;
+      if (bytes + e.length > maxBytes && !(bytes === 0 && minOneBatch)) break;
+      bytes += e.length;
       end++;
     }
     if (end === first) return Buffer.alloc(0);
     const out = allocate ? allocate(bytes) : Buffer.allocUnsafeSlow(bytes);
+    const arena = this.#budget.arena;
     let at = 0;
     for (let i = first; i < end; i++) {
-      entries[i]!.buf.copy(out, at);
-      at += entries[i]!.buf.length;
+      const e = entries[i]!;
+      arena.copy(out, at, e.at, e.at + e.length);
+      at += e.length;
     }
     return out;
   }

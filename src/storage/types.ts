@@ -173,6 +173,13 @@ export interface PartitionLog {
    * is already open here at `epoch`, else the guard to append with once verified.
    */
   startTransactionVerification(producerId: bigint, epoch: number): VerificationGuard;
+  /**
+   * A client batch for this partition was refused before reaching the log, with retriable
+   * `errorCode` (not the leader, fenced, ISR below min.insync.replicas): the producer's batches
+   * pipelined right behind it get the same answer instead of OUT_OF_ORDER_SEQUENCE_NUMBER
+   * (`producer-refusals.ts`).
+   */
+  noteRefusedBatch(batch: Buffer, errorCode: number): void;
   /** fsync of everything written so far; moves the recovery point. */
   flush(): Promise<void>;
 }

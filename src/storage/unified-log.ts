@@ -203,18 +203,16 @@ export class UnifiedLog implements PartitionLog {
     // The epoch checkpoint is written before the recovery point passes this offset (flush or
     // close); until then recovery rebuilds the entry from the batches it rescans.
     this.epochs.assign(leaderEpoch, baseOffset);
-    let aborted: AbortedTxnEntry | null = null;
     // `append` may roll first, capturing the producer state before this batch; apply after it.
-    const written = this.local.append(batch, baseOffset, lastOffset, pb.maxTimestamp, h.recordCount, (seg) =>
-      this.#afterWrite(seg, aborted),
-    );
-    aborted = this.producers.abortedEntry(this.producers.apply(pb));
+    const written = this.local.append(batch, baseOffset, lastOffset, pb.maxTimestamp, h.recordCount);
+    this.#indexIfAborted(this.producers.abortedEntry(this.producers.apply(pb)));
     await written;
     return { baseOffset, lastOffset, logAppendTime, logStartOffset: this.#logStartOffset };
   }
 
-  #afterWrite(seg: LogSegment, aborted: AbortedTxnEntry | null): Promise<void> | null {
-    return aborted === null ? null : seg.txnIndex.append(aborted);
+  /** An abort marker's `.txnindex` entry goes to its segment once the marker is written. */
+  #indexIfAborted(aborted: AbortedTxnEntry | null): void {
+    if (aborted !== null) this.local.afterLastAppend((seg) => seg.txnIndex.append(aborted));
   }
 
   /**
@@ -267,13 +265,10 @@ export class UnifiedLog implements PartitionLog {
       const buf = batches.subarray(pos, pos + size);
       const epoch = leaderEpochOf(buf, 0);
       if (epoch > this.epochs.latestEpoch) this.epochs.assign(epoch, base);
-      let aborted: AbortedTxnEntry | null = null;
-      pending.push(
-        this.local.append(buf, base, lastOffset, maxTimestampOf(buf, 0), recordCountOf(buf, 0), (seg) =>
-          this.#afterWrite(seg, aborted),
-        ),
-      );
-      aborted = this.producers.abortedEntry(this.producers.apply(producerBatchOf(buf, 0, size)));
+      const written = this.local.append(buf, base, lastOffset, maxTimestampOf(buf, 0), recordCountOf(buf, 0));
+      // Batches of one fetch response usually share a write group (and its promise).
+      if (pending[pending.length - 1] !== written) pending.push(written);
+      this.#indexIfAborted(this.producers.abortedEntry(this.producers.apply(producerBatchOf(buf, 0, size))));
       first ??= base;
       last = lastOffset;
       pos += size;
@@ -389,6 +384,10 @@ export class UnifiedLog implements PartitionLog {
 
   startTransactionVerification(producerId: bigint, epoch: number): VerificationGuard {
     return this.producers.startVerification(producerId, epoch, BigInt(this.env.now()));
+  }
+
+  noteRefusedBatch(batch: Buffer, errorCode: number): void {
+    this.producers.noteRefused(batch, errorCode, BigInt(this.env.now()));
   }
 
   assignEpochStartOffset(epoch: number): void {

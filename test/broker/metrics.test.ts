@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Producer } from '../../src/client/index.js';
-import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
+import { encodeRequest } from '../../src/protocol/messages/frame.js';
+import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
+import { type FetchRequest, fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { exec } from '../interop/support/exec.js';
@@ -174,43 +176,41 @@ test('request counts and the five latency histograms exist for every API used', 
   assert.ok(sampleValue(e, 'kafka_coordinator_group_groupmetadatamanager_numgroups') >= 0);
 });
 
-test('a long-poll fetch counts its wait as remote time, not local time', async () => {
-  assert.equal(await createTopic(c, 'idle', 1), 0);
-  const r = await c.request(
-    fetchApi,
-    11,
+/** A consumer fetch of partition 0 from offset 0 that the broker parks up to `maxWaitMs`. */
+const longPoll = (topic: string, maxWaitMs: number): FetchRequest => ({
+  clusterId: null,
+  replicaId: -1,
+  replicaState: { replicaId: -1, replicaEpoch: -1n },
+  maxWaitMs,
+  minBytes: 1,
+  maxBytes: 1 << 20,
+  isolationLevel: 0,
+  sessionId: 0,
+  sessionEpoch: -1,
+  topics: [
     {
-      clusterId: null,
-      replicaId: -1,
-      replicaState: { replicaId: -1, replicaEpoch: -1n },
-      maxWaitMs: 300,
-      minBytes: 1,
-      maxBytes: 1 << 20,
-      isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
+      topic,
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+      partitions: [
         {
-          topic: 'idle',
-          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          partitions: [
-            {
-              partition: 0,
-              currentLeaderEpoch: -1,
-              fetchOffset: 0n,
-              lastFetchedEpoch: -1,
-              logStartOffset: -1n,
-              partitionMaxBytes: 1 << 20,
-              replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-            },
-          ],
+          partition: 0,
+          currentLeaderEpoch: -1,
+          fetchOffset: 0n,
+          lastFetchedEpoch: -1,
+          logStartOffset: -1n,
+          partitionMaxBytes: 1 << 20,
+          replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
         },
       ],
-      forgottenTopicsData: [],
-      rackId: '',
     },
-    scaled(20_000),
-  );
+  ],
+  forgottenTopicsData: [],
+  rackId: '',
+});
+
+test('a long-poll fetch counts its wait as remote time, not local time', async () => {
+  assert.equal(await createTopic(c, 'idle', 1), 0);
+  const r = await c.request(fetchApi, 11, longPoll('idle', 300), scaled(20_000));
   assert.equal(r.responses[0]!.partitions[0]!.errorCode, 0);
   const e = await scrape();
   const max = (time: string) =>
@@ -218,6 +218,30 @@ test('a long-poll fetch counts its wait as remote time, not local time', async (
   // The broker parks the fetch until maxWaitMs (no data arrives); timers never fire early.
   assert.ok(max('remotetimems') >= 250, `remote ${max('remotetimems')}`);
   assert.ok(max('totaltimems') >= max('remotetimems'));
+});
+
+test('a request waiting behind a long poll on its connection counts the wait as request queue time', async () => {
+  assert.equal(await createTopic(c, 'queued', 1), 0);
+  const q = await RawClient.connect(broker.port);
+  try {
+    // One write, so both frames arrive together: ApiVersions (not pipelinable) may start only
+    // once the parked fetch has answered.
+    q.send([
+      ...encodeRequest(fetchApi, 11, 1, 'queue-test', longPoll('queued', 300)),
+      ...encodeRequest(apiVersionsApi, 3, 2, 'queue-test', {
+        clientSoftwareName: 'queue-test',
+        clientSoftwareVersion: '1',
+      }),
+    ]);
+    for (let i = 0; i < 2; i++) assert.ok(await q.nextFrame(20_000), 'timed out waiting for a response');
+  } finally {
+    q.close();
+  }
+  const e = await scrape();
+  const max = (time: string) =>
+    sampleValue(e, `kafka_network_requestmetrics_${time}`, { request: 'ApiVersions', quantile: '0.999' });
+  assert.ok(max('requestqueuetimems') >= 250, `request queue ${max('requestqueuetimems')}`);
+  assert.ok(max('totaltimems') >= max('requestqueuetimems'));
 });
 
 test('unknown paths get 404, other methods 405', async () => {

@@ -11,15 +11,30 @@
 //   acknowledged record;
 // - every record a consumer read during the faults is in the final log at the offset it was read
 //   at (a record served above the high watermark and truncated later would not be).
+// A producer that dies or reports a fatal error fails the test at once with its error; teardown
+// then kills the Python process, the brokers and ZooKeeper by pid (also if the runner ends this
+// process first). SAMSA_LOSS_DEBUG_DIR=<dir> keeps librdkafka's debug log and the brokers' output.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Admin, Consumer, Producer } from '../../src/client/index.js';
+import { Admin } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
-import { exec } from '../interop/support/exec.js';
-import { repoFile } from '../support/repo.js';
-import { scaled, TestTimeoutError } from '../support/timeouts.js';
+import { scaled } from '../support/timeouts.js';
+import {
+  CK,
+  checkTopic,
+  DEBUG_DIR,
+  LiveReader,
+  OURS,
+  OurProducer,
+  PARTITIONS,
+  PythonProducer,
+  readAllKcat,
+  readAllOurs,
+  TOPICS,
+} from './loss-clients.js';
 import {
   batchEnd,
   batchRecords,
@@ -47,13 +62,6 @@ const FAULTS = Number(process.env.SAMSA_LOSS_FAULTS ?? 30);
 const FILE_LIMIT_MS = Number(process.env.TEST_TIMEOUT_MS ?? scaled(900_000));
 const RESERVE_MS = scaled(180_000);
 const SESSION_MS = 4000;
-const PARTITIONS = 3;
-/** Records per second of each producer. */
-const RATE = 100;
-const CK = 'loss-ck';
-const OURS = 'loss-ours';
-const TOPICS = [CK, OURS];
-const SCRIPT = repoFile('test/cluster/loss_producer.py');
 
 type Action = 'kill' | 'pause';
 type Role = 'leader' | 'follower' | 'controller';
@@ -68,13 +76,83 @@ const PLAN: readonly [Action, Role][] = [
 
 let zk: TestZooKeeper;
 let cluster: TestCluster;
+let python: PythonProducer | null = null;
+
+/** Resolves once `p` settles or `ms` passed, whichever comes first; never rejects. */
+async function settleWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => {}), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * If this process ends before `after` ran (the runner's file timeout sends SIGTERM, or a signal
+ * from outside), the brokers and the Python producer would outlive it: kill them by pid first.
+ * ZooKeeper's testkit kills its own server on 'exit', which a signal exit here also runs.
+ */
+function killChildrenOnExit(): void {
+  const killAll = () => {
+    const pids = [python?.running ? python.pid : undefined];
+    for (const id of cluster?.nodeIds ?? []) {
+      const b = cluster.broker(id);
+      if (b.running) pids.push(b.pid ?? undefined);
+    }
+    for (const pid of pids) {
+      if (pid === undefined) continue;
+      try {
+        process.kill(pid, 'SIGCONT');
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once('exit', killAll);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.once(signal, () => {
+      killAll();
+      process.exit(128 + (signal === 'SIGTERM' ? 15 : signal === 'SIGINT' ? 2 : 1));
+    });
+}
+
+/**
+ * Debug runs: every broker's output in DEBUG_DIR/broker-<id>.log, across restarts (the testkit
+ * keeps only the current process's output).
+ */
+function copyBrokerOutputs(dir: string): () => void {
+  const seen = new Map<number, string>();
+  const copy = () => {
+    for (const id of cluster.nodeIds) {
+      const out = cluster.broker(id).output();
+      const before = seen.get(id) ?? '';
+      if (out === before) continue;
+      // The testkit trims its copy to the last 200 KB and starts over on a restart.
+      const tail = before.slice(-2000);
+      const at = tail === '' ? 0 : out.lastIndexOf(tail);
+      appendFileSync(
+        join(dir, `broker-${id}.log`),
+        at >= 0 ? out.slice(at + tail.length) : `\n----- broker ${id}: new process -----\n${out}`,
+      );
+      seen.set(id, out);
+    }
+  };
+  const timer = setInterval(copy, 200);
+  return () => {
+    clearInterval(timer);
+    copy();
+  };
+}
+let stopCopying: (() => void) | null = null;
 
 before(async () => {
+  killChildrenOnExit();
   zk = await startTestZooKeeper();
   cluster = await startTestCluster({
     zookeeper: zk,
     brokers: 3,
     sessionTimeoutMs: SESSION_MS,
+    // A restart loads the sources again: minutes at a load of 30 on 2 cores.
+    startTimeoutMs: scaled(300_000),
     overrides: {
       'min.insync.replicas': 2,
       'unclean.leader.election.enable': false,
@@ -85,285 +163,20 @@ before(async () => {
       'auto.create.topics.enable': false,
     },
   });
+  if (DEBUG_DIR !== null) {
+    mkdirSync(DEBUG_DIR, { recursive: true });
+    stopCopying = copyBrokerOutputs(DEBUG_DIR);
+  }
 });
+
 after(async () => {
+  await python?.kill();
+  stopCopying?.();
   await cluster?.close();
   await zk?.stop();
 });
 
 const say = (s: string) => process.stdout.write(`# ${s}\n`);
-const indexOf = (value: string) => Number(value.slice(value.lastIndexOf('-') + 1));
-
-interface Ack {
-  partition: number;
-  offset: bigint;
-}
-
-/** confluent-kafka-python writing to CK until stopped; its delivery reports as they come. */
-class PythonProducer {
-  readonly acked = new Map<number, Ack>();
-  readonly failed: string[] = [];
-  readonly fatal: string[] = [];
-  #buf = '';
-  #stderr = '';
-  #done: number | null = null;
-  readonly #child: ChildProcess;
-  readonly #exit: Promise<number | null>;
-
-  constructor(bootstrap: string) {
-    this.#child = spawn('/usr/bin/python3', [SCRIPT, bootstrap, CK, String(PARTITIONS), 'ck', String(RATE)], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.#exit = new Promise((r) => this.#child.once('exit', (code) => r(code)));
-    this.#child.stdout!.on('data', (d: Buffer) => {
-      this.#buf += d.toString();
-      const lines = this.#buf.split('\n');
-      this.#buf = lines.pop()!;
-      for (const line of lines) this.#line(line);
-    });
-    this.#child.stderr!.on('data', (d: Buffer) => {
-      this.#stderr = (this.#stderr + d.toString()).slice(-20_000);
-    });
-    this.#child.stdin!.on('error', () => {});
-  }
-
-  #line(line: string): void {
-    const [kind, a, b, c] = line.split(' ');
-    if (kind === 'A') this.acked.set(Number(a), { partition: Number(b), offset: BigInt(c!) });
-    else if (kind === 'E') this.failed.push(line);
-    else if (kind === 'F') this.fatal.push(line);
-    else if (kind === 'DONE') this.#done = Number(a);
-  }
-
-  /** Closes its stdin (it flushes and exits); resolves with the number of records left unflushed. */
-  async stop(): Promise<number> {
-    this.#child.stdin!.end();
-    const ms = scaled(660_000);
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), ms);
-    const code = await this.#exit;
-    clearTimeout(timer);
-    assert.equal(
-      code,
-      0,
-      `loss_producer.py exited with ${code} (timed out after ${ms} ms?):\n${this.#stderr}`,
-    );
-    assert.notEqual(this.#done, null, 'loss_producer.py printed DONE');
-    return this.#done!;
-  }
-
-  kill(): void {
-    this.#child.kill('SIGKILL');
-  }
-}
-
-/** Our idempotent producer writing to OURS at RATE until stopped. */
-class OurProducer {
-  readonly acked = new Map<number, Ack>();
-  readonly failed: string[] = [];
-  sent = 0;
-  readonly #producer: Producer;
-  readonly #inFlight = new Set<Promise<void>>();
-  #stopped = false;
-  readonly #loop: Promise<void>;
-
-  constructor(bootstrap: string) {
-    this.#producer = new Producer({
-      bootstrapServers: bootstrap,
-      acks: 'all',
-      enableIdempotence: true,
-      lingerMs: 5,
-      requestTimeoutMs: 15_000,
-      // A fault must delay a record, never fail it.
-      deliveryTimeoutMs: 600_000,
-      maxBlockMs: 600_000,
-      metadataMaxAgeMs: 5000,
-    });
-    this.#loop = this.#run();
-  }
-
-  async #run(): Promise<void> {
-    const t0 = Date.now();
-    while (!this.#stopped) {
-      const ahead = t0 + (this.sent * 1000) / RATE - Date.now();
-      if (ahead > 0) {
-        await new Promise((r) => setTimeout(r, Math.min(ahead, 50)));
-        continue;
-      }
-      const i = this.sent++;
-      const p = this.#producer
-        .send({ topic: OURS, partition: i % PARTITIONS, value: `ours-${i}` })
-        .then(
-          (md) => {
-            this.acked.set(i, { partition: md.partition, offset: md.offset });
-          },
-          (e: unknown) => {
-            this.failed.push(`ours-${i}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-          },
-        )
-        .finally(() => this.#inFlight.delete(p));
-      this.#inFlight.add(p);
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await this.#loop;
-    await Promise.all([...this.#inFlight]);
-    await this.#producer.close();
-  }
-}
-
-/** A consumer of ours reading every partition from the beginning while the faults happen. */
-class LiveReader {
-  /** `topic/partition/offset` → value, for every record read. */
-  readonly seen = new Map<string, string>();
-  readonly conflicts: string[] = [];
-  readonly #consumer: Consumer;
-  #stopped = false;
-  readonly #loop: Promise<void>;
-  error: unknown = null;
-
-  constructor(bootstrap: string) {
-    this.#consumer = new Consumer({
-      bootstrapServers: bootstrap,
-      isolationLevel: 'read_uncommitted',
-      autoOffsetReset: 'earliest',
-      requestTimeoutMs: 15_000,
-      metadataMaxAgeMs: 5000,
-    });
-    this.#consumer.assign(
-      TOPICS.flatMap((topic) => Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }))),
-    );
-    this.#loop = this.#run();
-  }
-
-  async #run(): Promise<void> {
-    try {
-      while (!this.#stopped) {
-        for (const r of await this.#consumer.poll(500)) {
-          const key = `${r.topic}/${r.partition}/${r.offset}`;
-          const value = r.value?.toString() ?? '';
-          const earlier = this.seen.get(key);
-          if (earlier !== undefined && earlier !== value)
-            this.conflicts.push(`${key}: read ${earlier}, later ${value}`);
-          this.seen.set(key, value);
-        }
-      }
-    } catch (e) {
-      this.error = e;
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await this.#loop;
-    await this.#consumer.close();
-  }
-}
-
-/** Every record of `topics` from the beginning to the end offsets, with our consumer. */
-async function readAllOurs(
-  bootstrap: string,
-): Promise<Map<string, { partition: number; offset: bigint; value: string }[]>> {
-  const consumer = new Consumer({ bootstrapServers: bootstrap, isolationLevel: 'read_uncommitted' });
-  try {
-    const tps = TOPICS.flatMap((topic) =>
-      Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition })),
-    );
-    consumer.assign(tps);
-    consumer.seekToBeginning(tps);
-    const ends = await consumer.endOffsets(tps);
-    const out = new Map<string, { partition: number; offset: bigint; value: string }[]>(
-      TOPICS.map((t) => [t, []]),
-    );
-    const ms = scaled(180_000);
-    const deadline = Date.now() + ms;
-    const done = async () => {
-      for (const [n, tp] of tps.entries()) if ((await consumer.position(tp)) < ends[n]!) return false;
-      return true;
-    };
-    while (!(await done())) {
-      if (Date.now() > deadline)
-        throw new TestTimeoutError('our consumer to read every partition to its end', ms);
-      for (const r of await consumer.poll(1000))
-        out
-          .get(r.topic)!
-          .push({ partition: r.partition, offset: r.offset, value: r.value?.toString() ?? '' });
-    }
-    return out;
-  } finally {
-    await consumer.close();
-  }
-}
-
-/** The same with kcat (librdkafka's consumer, no group): `-o beginning -e`. */
-async function readAllKcat(bootstrap: string, topic: string) {
-  const r = await exec(
-    'kcat',
-    ['-b', bootstrap, '-C', '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%p %o %s\\n'],
-    { timeoutMs: 180_000 },
-  );
-  assert.equal(r.code, 0, r.stderr);
-  return r.stdout
-    .toString()
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const [p, o, value] = l.split(' ');
-      return { partition: Number(p), offset: BigInt(o!), value: value! };
-    });
-}
-
-/**
- * Checks one reader's copy of a topic against what the producer was told: every acknowledged
- * record present exactly once, at its acknowledged offset, and each partition in send order.
- */
-function checkTopic(
-  who: string,
-  records: { partition: number; offset: bigint; value: string }[],
-  prefix: string,
-  acked: ReadonlyMap<number, Ack>,
-): void {
-  const where = new Map<number, { partition: number; offset: bigint }[]>();
-  const last = new Map<number, number>();
-  const disorder: string[] = [];
-  for (const r of records) {
-    assert.ok(r.value.startsWith(`${prefix}-`), `${who}: unexpected record ${r.value}`);
-    const i = indexOf(r.value);
-    assert.equal(r.partition, i % PARTITIONS, `${who}: ${r.value} in partition ${r.partition}`);
-    const list = where.get(i) ?? [];
-    list.push({ partition: r.partition, offset: r.offset });
-    where.set(i, list);
-    const prev = last.get(r.partition) ?? -1;
-    if (i <= prev) disorder.push(`${r.value} at ${r.partition}/${r.offset} after ${prefix}-${prev}`);
-    last.set(r.partition, Math.max(prev, i));
-  }
-  const missing: number[] = [];
-  const duplicated: string[] = [];
-  const moved: string[] = [];
-  for (const [i, ack] of acked) {
-    const found = where.get(i);
-    if (found === undefined) missing.push(i);
-    else if (found.length > 1) duplicated.push(`${prefix}-${i} at ${found.map((f) => f.offset).join(',')}`);
-    else if (ack.offset >= 0n && (found[0]!.offset !== ack.offset || found[0]!.partition !== ack.partition))
-      moved.push(
-        `${prefix}-${i} acked at ${ack.partition}/${ack.offset}, found at ${found[0]!.partition}/${found[0]!.offset}`,
-      );
-  }
-  // Records never acknowledged (in flight at the end, none with these timeouts) may be anywhere
-  // or nowhere, but never twice: idempotence.
-  for (const [i, found] of where)
-    if (!acked.has(i) && found.length > 1)
-      duplicated.push(`${prefix}-${i} (unacked) at ${found.map((f) => f.offset)}`);
-  assert.deepEqual(
-    missing.slice(0, 20),
-    [],
-    `${who}: ${missing.length} acknowledged records of ${prefix} missing`,
-  );
-  assert.deepEqual(duplicated.slice(0, 20), [], `${who}: duplicates of ${prefix}`);
-  assert.deepEqual(moved.slice(0, 20), [], `${who}: records of ${prefix} not at their acknowledged offset`);
-  assert.deepEqual(disorder.slice(0, 20), [], `${who}: records of ${prefix} out of order`);
-}
 
 /** Picks the broker that plays `role` now, for the partition the fault cycles through. */
 async function pickTarget(role: Role, k: number): Promise<{ target: number; why: string }> {
@@ -396,17 +209,22 @@ test('no acknowledged record lost through kill -9 and SIGSTOP of leaders, follow
 
   const bootstrap = cluster.bootstrap();
   const py = new PythonProducer(bootstrap);
+  python = py;
   const ours = new OurProducer(bootstrap);
   const reader = new LiveReader(bootstrap);
   const t0 = Date.now();
   let faults = 0;
   let longestFaultMs = 0;
+  let failure: unknown = null;
   try {
     const progress = async (what: string) => {
       const [a, b] = [py.acked.size, ours.acked.size];
       await waitFor(
         `both producers to get acknowledgements ${what} (python ${a}, ours ${b} so far)`,
-        () => py.acked.size >= a + 20 && ours.acked.size >= b + 20,
+        () => {
+          py.check();
+          return py.acked.size >= a + 20 && ours.acked.size >= b + 20;
+        },
         120_000,
         () =>
           `python failed ${py.failed.slice(0, 3)} fatal ${py.fatal}; ours failed ${ours.failed.slice(0, 3)}`,
@@ -453,14 +271,30 @@ test('no acknowledged record lost through kill -9 and SIGSTOP of leaders, follow
           `back in every ISR after ${Date.now() - tf} ms; acked python ${py.acked.size}, ours ${ours.acked.size}`,
       );
     }
-  } finally {
-    await ours.stop().catch(() => {});
-    const left = await py.stop().catch((e: unknown) => {
-      py.kill();
-      throw e;
+    py.check();
+  } catch (e) {
+    failure = e;
+  }
+  if (failure !== null) {
+    // Nothing of a failed run may wait on the cluster or on the producers' own (10-minute)
+    // timeouts: the Python process dies now, our clients give up within seconds, and the
+    // brokers and ZooKeeper are killed by `after` (or by `killChildrenOnExit` if the runner ends
+    // this process first).
+    await py.kill();
+    await settleWithin(ours.stop(scaled(5000)), scaled(30_000));
+    await settleWithin(reader.stop(), scaled(30_000));
+    const why = py.problem();
+    const message = failure instanceof Error ? failure.message : String(failure);
+    throw new Error(`${message}${why !== null && !message.includes(why) ? `\n(${why})` : ''}`, {
+      cause: failure,
     });
-    assert.equal(left, 0, 'confluent-kafka flushed everything');
-    await reader.stop();
+  }
+  try {
+    await ours.stop();
+    assert.equal(await py.stop(), 0, 'confluent-kafka flushed everything');
+  } finally {
+    await py.kill();
+    await settleWithin(reader.stop(), scaled(30_000));
   }
   say(
     `${faults} faults done in ${Math.round((Date.now() - t0) / 1000)} s; python sent ${py.acked.size + py.failed.length}, ` +

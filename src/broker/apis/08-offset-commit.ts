@@ -5,6 +5,9 @@
 // REBALANCE_IN_PROGRESS) and answered once written to __consumer_offsets. Partitions of unknown
 // topics, or beyond a topic's partition count, are answered UNKNOWN_TOPIC_OR_PARTITION before
 // the coordinator sees the request (commit-partitions.ts), as Kafka does.
+// Pipelinable: everything up to the coordinator's operation (checks, the shard validating the
+// commit and replaying its records) runs synchronously when the handler is called, so the
+// commits of one connection apply in arrival order while their writes share appends.
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   type OffsetCommitRequest,
@@ -20,6 +23,7 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
   api: offsetCommitApi,
   minVersion: 0,
   maxVersion: 9,
+  pipelinable: true,
   async handle(ctx, req) {
     const v = ctx.version;
     if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))

@@ -155,8 +155,15 @@ export class Dispatcher implements RequestHandler {
     const pending = handler.handle(ctx, request);
     if (quota !== null) quota.handlingMs += performance.now() - started;
     const result = await pending;
-    if (metered) sent.push(metered.handled(requestMetricName(handler.api.name, request), version));
-    const onSent = sent.length === 0 ? undefined : once(sent);
+    const metrics = this.services.metrics;
+    if (metrics) {
+      metrics.timer.settled();
+      const stats = metrics.requests.api(requestMetricName(handler.api.name, request));
+      stats.counted(version);
+      if (metered) sent.push(metered.handled(stats));
+    }
+    // The metrics recorder alone needs no `once` wrapper: it records the first time only.
+    const onSent = sent.length === 0 ? undefined : metered && sent.length === 1 ? sent[0] : once(sent);
     if (result === NO_RESPONSE || result instanceof CloseConnection) {
       onSent?.();
       if (result !== NO_RESPONSE) return close(result.reason);

@@ -295,6 +295,13 @@ const DEFS: readonly BrokerConfigDef[] = [
   def('group.initial.rebalance.delay.ms', 'int', '3000', 'Initial rebalance delay.'),
   def('group.min.session.timeout.ms', 'int', '6000', 'Min session timeout.'),
   def('group.max.session.timeout.ms', 'int', '1800000', 'Max session timeout.'),
+  def(
+    'group.consumer.migration.policy',
+    'string',
+    'bidirectional',
+    'Whether a classic group with members may become a consumer group (upgrade) and back (downgrade).',
+    { validate: oneOf(['bidirectional', 'upgrade', 'downgrade', 'disabled'], true) },
+  ),
   ...SECURITY_BROKER_CONFIGS,
 ];
 

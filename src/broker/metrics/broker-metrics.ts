@@ -8,5 +8,5 @@ import { BrokerTopicStats } from './topic-stats.js';
 export class BrokerMetrics {
   readonly topics = new BrokerTopicStats();
   readonly requests = new RequestStats();
-  readonly timer = new RequestTimer(this.requests);
+  readonly timer = new RequestTimer();
 }

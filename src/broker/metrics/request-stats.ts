@@ -1,7 +1,10 @@
 // Kafka's RequestMetrics per request name: RequestsPerSec (by version) and the time histograms
-// RequestQueueTimeMs, LocalTimeMs, RemoteTimeMs, ResponseQueueTimeMs, TotalTimeMs. Recorded by
-// the dispatcher once per request; read at scrape time.
+// RequestQueueTimeMs, LocalTimeMs, RemoteTimeMs, ResponseQueueTimeMs, TotalTimeMs. Every request
+// is counted by the dispatcher; the times of those request-timer.ts picks (every one that comes
+// alone, a random sample of a busy stream) are recorded by a `RequestTiming`. Read at scrape time.
 
+// The module's `performance`: the global one is a lazy getter, read again at every call.
+import { performance } from 'node:perf_hooks';
 import { Reservoir } from './reservoir.js';
 
 export const REQUEST_TIMES = [
@@ -14,48 +17,67 @@ export const REQUEST_TIMES = [
 
 export type RequestTimeName = (typeof REQUEST_TIMES)[number];
 
+const COLUMN: Record<RequestTimeName, number> = {
+  requestqueuetimems: 0,
+  localtimems: 1,
+  remotetimems: 2,
+  responsequeuetimems: 3,
+  totaltimems: 4,
+};
+
 export class ApiRequestStats {
   /** Requests by version. */
   readonly byVersion: number[] = [];
-  readonly times: Record<RequestTimeName, Reservoir> = {
-    requestqueuetimems: new Reservoir(),
-    localtimems: new Reservoir(),
-    remotetimems: new Reservoir(),
-    responsequeuetimems: new Reservoir(),
-    totaltimems: new Reservoir(),
-  };
+  /** Requests handled, timed or not: the Count of each of the five histograms. */
+  count = 0;
+  /** One row of the five times per timed request, in REQUEST_TIMES order. */
+  readonly #times = new Reservoir(REQUEST_TIMES.length);
+
+  /** A request handled (every one, whether `RequestTimer` timed it or not). */
+  counted(version: number): void {
+    this.byVersion[version] = (this.byVersion[version] ?? 0) + 1;
+    this.count++;
+  }
 
   /**
-   * queue: received → handler started (behind the connection's earlier requests); local: handler
-   * time not spent waiting for others (`RequestTiming`); responseQueue: response ready → handed
-   * to the kernel (the in-order wait plus the write: Kafka's response queue and send times).
+   * A timed request's times. queue: received → handler started (behind the connection's earlier
+   * requests); local: handler time not spent waiting for others (`RequestTiming.wait`);
+   * responseQueue: response ready → handed to the kernel (the in-order wait plus the write:
+   * Kafka's response queue and send times).
    */
-  record(
-    version: number,
-    queueMs: number,
-    localMs: number,
-    remoteMs: number,
-    responseQueueMs: number,
-    totalMs: number,
-  ): void {
-    this.byVersion[version] = (this.byVersion[version] ?? 0) + 1;
-    this.times.requestqueuetimems.record(queueMs);
-    this.times.localtimems.record(localMs);
-    this.times.remotetimems.record(remoteMs);
-    this.times.responsequeuetimems.record(responseQueueMs);
-    this.times.totaltimems.record(totalMs);
+  record(queueMs: number, localMs: number, remoteMs: number, responseQueueMs: number, totalMs: number): void {
+    const t = this.#times;
+    const s = t.samples;
+    const at = t.claim();
+    s[at] = queueMs;
+    s[at + 1] = localMs;
+    s[at + 2] = remoteMs;
+    s[at + 3] = responseQueueMs;
+    s[at + 4] = totalMs;
+  }
+
+  /** `time` at each quantile (0..1) of the last 1,028 timed requests. */
+  quantiles(time: RequestTimeName, qs: readonly number[]): number[] {
+    return this.#times.quantiles(qs, COLUMN[time]);
   }
 }
 
 export class RequestStats {
   readonly #byName = new Map<string, ApiRequestStats>();
+  // The last API asked for: request names are the handlers' constant strings, so comparing them
+  // is comparing pointers, cheaper than a map lookup; a busy broker mostly sees runs of one API.
+  #lastName = '';
+  #last: ApiRequestStats | null = null;
 
   api(name: string): ApiRequestStats {
+    if (name === this.#lastName && this.#last !== null) return this.#last;
     let s = this.#byName.get(name);
     if (s === undefined) {
       s = new ApiRequestStats();
       this.#byName.set(name, s);
     }
+    this.#lastName = name;
+    this.#last = s;
     return s;
   }
 
@@ -65,14 +87,27 @@ export class RequestStats {
 }
 
 /**
- * Time a request spends waiting for something other than this broker's own work: acks=all
- * produce waiting for the followers, a long-poll fetch waiting for data (Kafka's purgatory,
- * RemoteTimeMs). Overlapping waits (one per partition) count once: the union of the intervals.
+ * One timed request's times, from the dispatcher: created when its handler starts
+ * (request-timer.ts), recorded once its response has left. Remote time is what the request
+ * spends waiting for something other than this broker's own work: acks=all produce waiting for
+ * the followers, a long-poll fetch waiting for data (Kafka's purgatory, RemoteTimeMs).
+ * Overlapping waits (one per partition) count once: the union of the intervals.
+ *
+ * Three clock reads — arrival (also the start when the request starts at once, the usual case),
+ * handler done, response handed to the kernel — plus two per remote wait.
  */
 export class RequestTiming {
   remoteMs = 0;
   #open = 0;
   #openedAt = 0;
+  #handledAt = 0;
+  /** Set by `handled`, cleared when recorded (so a second call of the recorder records nothing). */
+  #api: ApiRequestStats | null = null;
+
+  constructor(
+    readonly arrivedAt: number,
+    readonly startedAt: number,
+  ) {}
 
   /** `p`, with its pending time counted as remote. */
   wait<T>(p: Promise<T>): Promise<T> {
@@ -80,6 +115,31 @@ export class RequestTiming {
     return p.finally(() => {
       if (--this.#open === 0) this.remoteMs += performance.now() - this.#openedAt;
     });
+  }
+
+  /**
+   * The handler returned: the result is to be called once the response has left (or will never
+   * be sent); it records the request's times in `api`, the first time only.
+   */
+  handled(api: ApiRequestStats): () => void {
+    this.#handledAt = performance.now();
+    this.#api = api;
+    return () => this.#sent();
+  }
+
+  #sent(): void {
+    const api = this.#api;
+    if (api === null) return;
+    this.#api = null;
+    const sentAt = performance.now();
+    const remoteMs = this.remoteMs;
+    api.record(
+      this.startedAt - this.arrivedAt,
+      Math.max(0, this.#handledAt - this.startedAt - remoteMs),
+      remoteMs,
+      sentAt - this.#handledAt,
+      sentAt - this.arrivedAt,
+    );
   }
 }
 

@@ -257,9 +257,11 @@ export class Partition {
     verificationGuard?: VerificationGuard,
   ): Promise<AppendResult> {
     if (!this.isLeader || this.#fenced || this.env.mayWriteAsLeader?.() === false)
-      return Promise.reject(new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
+      return this.#refuse(batch, origin, new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
     if (acks === -1 && this.state.isr.length < minInsyncReplicas) {
-      return Promise.reject(
+      return this.#refuse(
+        batch,
+        origin,
         new KafkaError(
           ErrorCode.NOT_ENOUGH_REPLICAS,
           `The size of the current ISR ${this.state.isr.length} is insufficient to satisfy the min.isr requirement of ${minInsyncReplicas} for partition ${this.topic}-${this.index}`,
@@ -276,6 +278,16 @@ export class Partition {
       this.maybeAdvanceHighWatermark();
       return r;
     });
+  }
+
+  /**
+   * A client batch refused before the log saw it: the log remembers it, so that the producer's
+   * next batches, pipelined behind it, are refused alike if this replica takes writes again
+   * before they arrive (rather than failing for the gap it left).
+   */
+  #refuse(batch: Buffer, origin: AppendOrigin, err: KafkaError): Promise<AppendResult> {
+    if (origin === 'client') this.log.noteRefusedBatch(batch, err.code);
+    return Promise.reject(err);
   }
 
   /**

@@ -101,6 +101,7 @@ interface Target {
 const EMPTY: LocalAssignment = { localEpoch: 0, partitions: new Map() };
 
 export class ConsumerProtocolMembership implements Membership {
+  readonly protocol = 'consumer';
   readonly #rpc: GroupRpc;
   readonly #opts: ResolvedConsumerOptions;
   readonly #host: ConsumerProtocolHost;
@@ -180,9 +181,9 @@ export class ConsumerProtocolMembership implements Membership {
     // The coordinator watches partition counts itself (subscription metadata).
   }
 
-  fenced(code: number): void {
+  fenced(code: number, why = 'a commit found the member unknown to the coordinator'): void {
     if (code === ErrorCode.FENCED_INSTANCE_ID) this.#fail(this.#staticError(code, null));
-    else this.#fence(code, 'a commit found the member unknown to the coordinator');
+    else this.#fence(code, why);
   }
 
   async settle(timeoutMs: number): Promise<void> {

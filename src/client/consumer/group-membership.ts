@@ -62,6 +62,7 @@ const RETRY_JOIN = new Set<number>([
 ]);
 
 export class GroupMembership {
+  readonly protocol = 'classic';
   readonly #rpc: GroupRpc;
   readonly #opts: ResolvedConsumerOptions;
   readonly #host: MembershipHost;

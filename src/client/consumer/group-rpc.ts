@@ -177,8 +177,13 @@ export class GroupRpc {
   /**
    * Committed offsets (null = none). Throws KafkaResponseError for a group-level or partition
    * error, so callers can retry the retriable ones (COORDINATOR_LOAD_IN_PROGRESS, UNSTABLE_OFFSET_COMMIT).
+   * `member` (a KIP-848 member: its id and epoch) goes into OffsetFetch v9+, whose coordinator
+   * answers STALE_MEMBER_EPOCH / UNKNOWN_MEMBER_ID when it is not the current one.
    */
-  async fetchOffsets(tps: readonly TopicPartition[]): Promise<Map<string, CommittedOffset | null>> {
+  async fetchOffsets(
+    tps: readonly TopicPartition[],
+    member: { memberId: string; memberEpoch: number } | null = null,
+  ): Promise<Map<string, CommittedOffset | null>> {
     const link = await this.coordinator();
     const topics = [...groupByTopic(tps)].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
     const res = await link.request(
@@ -186,7 +191,14 @@ export class GroupRpc {
       {
         groupId: this.groupId,
         topics,
-        groups: [{ groupId: this.groupId, memberId: null, memberEpoch: -1, topics }],
+        groups: [
+          {
+            groupId: this.groupId,
+            memberId: member?.memberId ?? null,
+            memberEpoch: member?.memberEpoch ?? -1,
+            topics,
+          },
+        ],
         // Wait for pending transactional commits rather than returning an older offset (KIP-447).
         requireStable: true,
       },

@@ -7,6 +7,11 @@ import type { Generation } from './group-rpc.js';
 
 export interface Membership {
   readonly groupId: string;
+  /**
+   * `consumer` (KIP-848): OffsetFetch carries the member id and epoch too (v9+), so the
+   * coordinator can refuse a member that is no longer current.
+   */
+  readonly protocol: 'classic' | 'consumer';
   /** generationId −1 while the member has no generation (epoch) it may commit with. */
   readonly generation: Generation;
   /** STABLE: commits are accepted under `generation` (auto commit runs only then). */
@@ -17,8 +22,8 @@ export interface Membership {
   requestRejoin(reason: string): void;
   /** Classic leader only: a subscribed topic's partition count changed. */
   checkTopicCounts(counts: (topic: string) => number | undefined): void;
-  /** A commit learned that the coordinator no longer knows this member (or its generation). */
-  fenced(code: number): void;
+  /** A commit or an offset fetch learned that the coordinator no longer knows this member (or its generation). */
+  fenced(code: number, why?: string): void;
   /** Waits (bounded) for group round trips in flight before partitions are given up. */
   settle(timeoutMs: number): Promise<void>;
   /** Leaves the group (partitions must have been given up first). */

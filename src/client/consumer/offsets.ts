@@ -2,7 +2,10 @@
 // loading, timeouts) until its deadline; commitAsync makes one attempt. A commit refused because
 // the member's generation is gone (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION) fails with
 // CommitFailedError and fences the member, as in Kafka: the partitions may belong to another
-// consumer by now, so retrying would be wrong.
+// consumer by now, so retrying would be wrong. A KIP-848 member reads offsets with its member id
+// and epoch (OffsetFetch v9, as Java's CommitRequestManager): STALE_MEMBER_EPOCH is retried with
+// the epoch the heartbeat has brought meanwhile; UNKNOWN_MEMBER_ID fences the member (its
+// partitions are lost, it rejoins) and the read is retried without a member, as an admin's.
 import { backoffMs } from '../../net/backoff.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { KafkaClientError, KafkaResponseError, RequestTimeoutError } from '../errors.js';
@@ -105,15 +108,35 @@ export class GroupOffsets {
     }
   }
 
+  /** The member an OffsetFetch names: a KIP-848 member with an epoch, else none. */
+  #fetchingMember(): { memberId: string; memberEpoch: number } | null {
+    const m = this.#membership();
+    if (m === null || m.protocol !== 'consumer' || m.generation.generationId <= 0) return null;
+    return { memberId: m.generation.memberId, memberEpoch: m.generation.generationId };
+  }
+
   async fetch(
     tps: readonly TopicPartition[],
     deadline: number,
   ): Promise<Map<string, CommittedOffset | null>> {
     for (let attempt = 0; ; attempt++) {
+      const member = this.#fetchingMember();
       try {
-        return await this.#rpc.fetchOffsets(tps);
+        return await this.#rpc.fetchOffsets(tps, member);
       } catch (err) {
-        if (!(err instanceof KafkaClientError) || !err.retriable) throw err;
+        let retry = err instanceof KafkaClientError && err.retriable;
+        if (member !== null && err instanceof KafkaResponseError) {
+          if (err.errorCode === ErrorCode.STALE_MEMBER_EPOCH) retry = true;
+          else if (err.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) {
+            // Its partitions are lost and it rejoins; meanwhile it reads as a non-member.
+            this.#membership()?.fenced(
+              err.errorCode,
+              'an offset fetch found the member unknown to the coordinator',
+            );
+            retry = true;
+          }
+        }
+        if (!retry) throw err;
         this.#rpc.noteError(err);
         const wait = backoffMs(this.#opts.retryBackoffMs, this.#opts.retryBackoffMaxMs, attempt);
         if (Date.now() + wait > deadline) throw err;

@@ -1,8 +1,10 @@
 // KIP-848 consumer-group records of `__consumer_offsets` (key versions 3–8), in Kafka 3.9's
 // layouts: keys are non-flexible (int16 strings), values are flexible v0 (compact types, tagged
 // fields). Our schema copy has no JSON for these, so they are written by hand here from Kafka's
-// `ConsumerGroup*Key/Value.json`; unknown tagged fields (e.g. 4.1's MetadataHash or a classic
-// member's metadata) are skipped on read, as Kafka's generated readers do.
+// `ConsumerGroup*Key/Value.json`; unknown tagged fields (e.g. 4.1's MetadataHash) are skipped on
+// read, as Kafka's generated readers do. ConsumerGroupMemberMetadataValue's tagged field 0
+// (ClassicMemberMetadata: a member that joined with JoinGroup, KIP-848's online migration) is
+// read and written.
 //
 //   3 ConsumerGroupMetadata            group → epoch
 //   4 ConsumerGroupPartitionMetadata   group → subscribed topics (id, name, partition count)
@@ -26,6 +28,13 @@ export interface PartitionMetadataTopic {
   numPartitions: number;
 }
 
+/** A member that uses the classic protocol in a consumer group: what its JoinGroup carried. */
+export interface ClassicMemberMetadata {
+  sessionTimeoutMs: number;
+  /** JoinGroup's protocols (name, ConsumerProtocolSubscription bytes), in the member's order. */
+  supportedProtocols: Array<{ name: string; metadata: Buffer }>;
+}
+
 export interface MemberMetadataValue {
   instanceId: string | null;
   rackId: string | null;
@@ -35,6 +44,8 @@ export interface MemberMetadataValue {
   subscribedTopicRegex: string | null;
   rebalanceTimeoutMs: number;
   serverAssignor: string | null;
+  /** Null for a member that uses ConsumerGroupHeartbeat. */
+  classicMemberMetadata: ClassicMemberMetadata | null;
 }
 
 export interface CurrentAssignmentValue {
@@ -108,6 +119,65 @@ function readTopicPartitions(r: Reader): TopicPartitionsEntry[] {
   return out;
 }
 
+/**
+ * The value's tagged-field section with ClassicMemberMetadata as tag 0 when present. A nullable
+ * struct in a tagged field is written as Kafka's generator does: its size counts a leading
+ * presence varint (1), and a reader takes a presence of 0 for null.
+ */
+function writeClassicMemberTag(w: Writer, c: ClassicMemberMetadata | null): void {
+  if (c === null) {
+    w.int8(0);
+    return;
+  }
+  const t = new Writer(64);
+  t.uvarint(1);
+  t.int32(c.sessionTimeoutMs);
+  t.compactArrayLength(c.supportedProtocols.length);
+  for (const p of c.supportedProtocols) {
+    t.compactString(p.name);
+    t.compactBytes(p.metadata);
+    t.int8(0);
+  }
+  t.int8(0);
+  w.uvarint(1);
+  w.taggedField(0, t);
+}
+
+/** Reads a value's tagged-field section, keeping tag 0 (ClassicMemberMetadata) and skipping the rest. */
+function readClassicMemberTag(r: Reader): ClassicMemberMetadata | null {
+  let out: ClassicMemberMetadata | null = null;
+  const count = r.uvarint();
+  for (let i = 0; i < count; i++) {
+    const tag = r.uvarint();
+    const size = r.uvarint();
+    if (tag !== 0) {
+      r.slice(size);
+      continue;
+    }
+    const end = r.pos + size;
+    if (r.uvarint() === 0) out = null;
+    else {
+      const sessionTimeoutMs = r.int32();
+      const n = r.compactArrayLength(3);
+      const supportedProtocols: ClassicMemberMetadata['supportedProtocols'] = [];
+      for (let j = 0; j < n; j++) {
+        const name = r.compactString();
+        // Copied: the record's buffer is not kept by the coordinator.
+        const metadata = Buffer.from(r.compactBytes());
+        r.skipTaggedFields();
+        supportedProtocols.push({ name, metadata });
+      }
+      r.skipTaggedFields();
+      out = { sessionTimeoutMs, supportedProtocols };
+    }
+    if (r.pos !== end)
+      throw new InternalRecordError(
+        `ClassicMemberMetadata: ${size} bytes declared, ${r.pos - (end - size)} read`,
+      );
+  }
+  return out;
+}
+
 function encodeKey(rec: ConsumerGroupRecord): Buffer {
   const w = new Writer(64);
   w.int16(KEY_VERSION[rec.type]);
@@ -143,7 +213,8 @@ function encodeValue(rec: ConsumerGroupRecord): Buffer | null {
         w.compactNullableString(v.subscribedTopicRegex);
         w.int32(v.rebalanceTimeoutMs);
         w.compactNullableString(v.serverAssignor);
-        break;
+        writeClassicMemberTag(w, v.classicMemberMetadata);
+        return;
       }
       case 'target-epoch':
         w.int32(r.value!.assignmentEpoch);
@@ -167,6 +238,24 @@ function encodeValue(rec: ConsumerGroupRecord): Buffer | null {
 
 export function encodeConsumerGroupRecord(rec: ConsumerGroupRecord): { key: Buffer; value: Buffer | null } {
   return { key: encodeKey(rec), value: encodeValue(rec) };
+}
+
+function memberMetadataBody(value: Buffer | null): MemberMetadataValue | null {
+  const what = 'ConsumerGroupMemberMetadataValue';
+  if (value === null) return null;
+  const v = readVersion(value, what);
+  if (v !== 0) throw new InternalRecordError(`${what}: unknown version ${v}`);
+  return decodeBody(value, v, what, (r) => ({
+    instanceId: r.compactNullableString(),
+    rackId: r.compactNullableString(),
+    clientId: r.compactString(),
+    clientHost: r.compactString(),
+    subscribedTopicNames: readCompactStrings(r),
+    subscribedTopicRegex: r.compactNullableString(),
+    rebalanceTimeoutMs: r.int32(),
+    serverAssignor: r.compactNullableString(),
+    classicMemberMetadata: readClassicMemberTag(r),
+  }));
 }
 
 /** Decodes a record whose key version is 3–8. Throws InternalRecordError on damage. */
@@ -223,16 +312,7 @@ export function decodeConsumerGroupRecord(key: Buffer, value: Buffer | null): Co
         type: 'member-metadata',
         groupId,
         memberId,
-        value: body('ConsumerGroupMemberMetadataValue', (r) => ({
-          instanceId: r.compactNullableString(),
-          rackId: r.compactNullableString(),
-          clientId: r.compactString(),
-          clientHost: r.compactString(),
-          subscribedTopicNames: readCompactStrings(r),
-          subscribedTopicRegex: r.compactNullableString(),
-          rebalanceTimeoutMs: r.int32(),
-          serverAssignor: r.compactNullableString(),
-        })),
+        value: memberMetadataBody(value),
       };
     case 6:
       return {

@@ -296,7 +296,7 @@ test('offset commits of a consumer group are fenced by member epoch', async () =
   assert.equal(ok.topics[0]?.partitions[0]?.offset, 5n);
 });
 
-test('classic and consumer groups exclude each other; ListGroups and ConsumerGroupDescribe report consumer groups', async () => {
+test('a consumer group takes no JoinGroup of another protocol type; ListGroups and ConsumerGroupDescribe report consumer groups', async () => {
   const h = await consumerHarness(new FakeCatalog().add('t', 1));
   await h.join('cg', 'm', ['t']);
   const j = await h.gc.joinGroup(
@@ -307,10 +307,11 @@ test('classic and consumer groups exclude each other; ListGroups and ConsumerGro
       rebalanceTimeoutMs: 10_000,
       memberId: '',
       groupInstanceId: null,
-      protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      protocolType: 'connect',
+      protocols: [{ name: 'default', metadata: Buffer.alloc(0) }],
     },
   );
+  // (Classic consumers may join it: group-migration.test.ts.)
   assert.equal(j.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   const listed = await h.gc.listGroups([], ['consumer']);
   assert.deepEqual(

@@ -1,7 +1,7 @@
 // KIP-848 client pieces without a broker: which ConsumerGroupHeartbeat fields are sent when
 // (everything on a join and after a reset, then only changes; the owned set again whenever the
 // local assignment changes), JavaScript patterns rewritten to the whole-name RE2 form the
-// coordinator evaluates, and the groupProtocol options.
+// coordinator evaluates, the groupProtocol options, and OffsetFetch with the member epoch.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolveConsumerOptions } from '../../../src/client/consumer/consumer-config.js';
@@ -10,8 +10,12 @@ import {
   type HeartbeatView,
   newMemberId,
 } from '../../../src/client/consumer/consumer-protocol-heartbeat.js';
+import type { GroupRpc } from '../../../src/client/consumer/group-rpc.js';
+import type { Membership } from '../../../src/client/consumer/membership.js';
+import { GroupOffsets } from '../../../src/client/consumer/offsets.js';
 import { toRe2TopicRegex } from '../../../src/client/consumer/topic-regex.js';
-import { ConfigError } from '../../../src/client/errors.js';
+import { ConfigError, KafkaResponseError } from '../../../src/client/errors.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
 
 const view = (over: Partial<HeartbeatView> = {}): HeartbeatView => ({
   groupId: 'g',
@@ -148,4 +152,73 @@ test('the coordinator accepts the translated patterns and matches the same names
     assert.ok(c.ok, `${re} → ${toRe2TopicRegex(re)}`);
     if (c.ok) for (const n of names) assert.equal(c.test(n), re.test(n), `${re} on ${n}`);
   }
+});
+
+// ---- OffsetFetch of a KIP-848 member (GroupOffsets over a scripted GroupRpc) ----
+
+function scriptedOffsets(protocol: 'classic' | 'consumer', answers: Array<number | 'ok'>) {
+  const sent: Array<{ memberId: string; memberEpoch: number } | null> = [];
+  const fenced: number[] = [];
+  const membership = {
+    protocol,
+    groupId: 'g',
+    state: 'STABLE' as const,
+    generation: { generationId: 3, memberId: 'member-1' },
+    fenced(code: number) {
+      fenced.push(code);
+      // A fenced KIP-848 member has no epoch until it rejoins.
+      membership.generation = { generationId: -1, memberId: 'member-1' };
+    },
+  };
+  const rpc = {
+    groupId: 'g',
+    noteError() {},
+    noteCode() {},
+    async fetchOffsets(_tps: unknown, member: { memberId: string; memberEpoch: number } | null = null) {
+      sent.push(member);
+      const a = answers.shift() ?? 'ok';
+      if (a !== 'ok') throw new KafkaResponseError(a, 'OffsetFetch');
+      // The heartbeat moved the epoch on meanwhile.
+      return new Map([['t\u00000', { offset: 5n, metadata: '', leaderEpoch: -1 }]]);
+    },
+  };
+  const opts = resolveConsumerOptions({ bootstrapServers: 'x:1', retryBackoffMs: 1, retryBackoffMaxMs: 2 });
+  const offsets = new GroupOffsets(
+    rpc as unknown as GroupRpc,
+    opts,
+    () => membership as unknown as Membership,
+  );
+  return { offsets, sent, fenced, membership };
+}
+
+test('OffsetFetch names a KIP-848 member (id and epoch) and retries STALE_MEMBER_EPOCH with the newest epoch', async () => {
+  const s = scriptedOffsets('consumer', [ErrorCode.STALE_MEMBER_EPOCH, 'ok']);
+  const fetching = s.offsets.fetch([{ topic: 't', partition: 0 }], Date.now() + 10_000);
+  s.membership.generation = { generationId: 4, memberId: 'member-1' };
+  const got = await fetching;
+  assert.equal(got.get('t\u00000')?.offset, 5n);
+  assert.deepEqual(s.sent, [
+    { memberId: 'member-1', memberEpoch: 3 },
+    { memberId: 'member-1', memberEpoch: 4 },
+  ]);
+  // A classic member sends neither (Kafka's classic consumer leaves them at null / -1).
+  const c = scriptedOffsets('classic', ['ok']);
+  await c.offsets.fetch([{ topic: 't', partition: 0 }], Date.now() + 10_000);
+  assert.deepEqual(c.sent, [null]);
+});
+
+test('OffsetFetch answered UNKNOWN_MEMBER_ID fences the member and reads again as a non-member; other errors are not retried', async () => {
+  const s = scriptedOffsets('consumer', [ErrorCode.UNKNOWN_MEMBER_ID, 'ok']);
+  const got = await s.offsets.fetch([{ topic: 't', partition: 0 }], Date.now() + 10_000);
+  assert.equal(got.get('t\u00000')?.offset, 5n);
+  assert.deepEqual(s.fenced, [ErrorCode.UNKNOWN_MEMBER_ID]);
+  assert.deepEqual(s.sent, [{ memberId: 'member-1', memberEpoch: 3 }, null]);
+  const auth = scriptedOffsets('consumer', [ErrorCode.GROUP_AUTHORIZATION_FAILED]);
+  await assert.rejects(
+    auth.offsets.fetch([{ topic: 't', partition: 0 }], Date.now() + 10_000),
+    (e: unknown) => {
+      return e instanceof KafkaResponseError && e.errorCode === ErrorCode.GROUP_AUTHORIZATION_FAILED;
+    },
+  );
+  assert.equal(auth.sent.length, 1);
 });

@@ -39,6 +39,7 @@ export function memberMetadataRecord(groupId: string, m: ConsumerGroupMember): G
       subscribedTopicRegex: m.subscribedTopicRegex,
       rebalanceTimeoutMs: m.rebalanceTimeoutMs,
       serverAssignor: m.serverAssignor,
+      classicMemberMetadata: m.classicMemberMetadata,
     },
   });
 }

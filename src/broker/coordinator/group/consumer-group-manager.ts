@@ -3,7 +3,9 @@
 // epochs), persist subscription changes and bump the group epoch, recompute the target
 // assignment when the group epoch moved past it, reconcile the member towards it, and arm
 // the member's session (and, while it revokes, rebalance) timer. Every change is returned as
-// records; nothing here mutates the groups except `replay`.
+// records; nothing here mutates the groups except `replay`. Steps 1–3 (`updateAndReconcile`)
+// are shared with the JoinGroup of a classic member (consumer-group-classic.ts); turning a
+// classic group into a consumer group and back is group-migration.ts's, through `migration`.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/errors.js';
 import type { ConsumerGroupRecord } from '../../../protocol/internal-topics/consumer-group-records.js';
@@ -12,7 +14,7 @@ import type { CoordinatorResult, CoordinatorTimer } from '../runtime/coordinator
 import type { ServerAssignor } from './assignors/assignor.js';
 import { rangeAssignor } from './assignors/range.js';
 import { uniformAssignor } from './assignors/uniform.js';
-import { ConsumerGroup, type SubscribedTopic } from './consumer-group.js';
+import { ConsumerGroup } from './consumer-group.js';
 import {
   currentAssignmentRecord,
   fail,
@@ -35,8 +37,10 @@ import {
   newMember,
   subscriptionEquals,
   toEntries,
+  usesClassicProtocol,
 } from './consumer-group-member.js';
-import { compileTopicRegex } from './consumer-group-regex.js';
+import { ConsumerGroupTargets, metadataRecord, sameMetadata } from './consumer-group-targets.js';
+import { ConsumerGroupTimers } from './consumer-group-timers.js';
 import {
   type ConsumerHeartbeatRequest,
   type ConsumerHeartbeatResult,
@@ -44,7 +48,7 @@ import {
   GroupOpError,
   type TopicCatalog,
 } from './consumer-group-types.js';
-import { FencedMemberError, reconcile } from './current-assignment-builder.js';
+import { FencedMemberError, type OwnedPartitions, reconcile } from './current-assignment-builder.js';
 import type { GroupConfig } from './group-config.js';
 import { type GroupRecord, groupRecord } from './group-records.js';
 
@@ -52,31 +56,67 @@ type Result<T> = CoordinatorResult<GroupRecord, T>;
 
 const ALL_ASSIGNORS: readonly ServerAssignor[] = [uniformAssignor, rangeAssignor];
 
-const sessionKey = (g: string, m: string) => `cg-session\u0000${g}\u0000${m}`;
-const rebalanceKey = (g: string, m: string) => `cg-rebalance\u0000${g}\u0000${m}`;
-
-export interface ClassicGroupsView {
+/** What the manager needs of the classic side of the shard (group-migration.ts). */
+export interface GroupMigrationHooks {
   /** Undefined when no classic group has this id; else whether it is empty (may be replaced). */
   classicGroupIsEmpty(groupId: string): boolean | undefined;
+  /**
+   * Online upgrade of the non-empty classic group `groupId` (its tombstone and the new group's
+   * records go to `records`): the consumer group it becomes, or GROUP_ID_NOT_FOUND.
+   */
+  upgrade(groupId: string, records: GroupRecord[]): ConsumerGroup;
+  /**
+   * Online downgrade when `leavingMemberId`, the last member using ConsumerGroupHeartbeat, leaves
+   * (or is replaced by the classic static member `joining`): true once the group became classic
+   * (its state changed in memory, `records` persist it), false when the policy or the sizes say no.
+   */
+  downgrade(
+    group: ConsumerGroup,
+    leavingMemberId: string,
+    joining: ConsumerGroupMember | null,
+    records: GroupRecord[],
+  ): boolean;
+}
+
+const NO_MIGRATION: GroupMigrationHooks = {
+  classicGroupIsEmpty: () => undefined,
+  upgrade: (id) => fail(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${id} is not a consumer group.`),
+  downgrade: () => false,
+};
+
+export interface MemberUpdate {
+  group: ConsumerGroup;
+  /** The member as the group knows it (or a new one), and as the request would leave it. */
+  member: ConsumerGroupMember;
+  updated: ConsumerGroupMember;
+  /** The static member `updated` takes over (its records already written), if any. */
+  replaced: ConsumerGroupMember | undefined;
+  isNew: boolean;
+  owned: OwnedPartitions;
+  records: GroupRecord[];
 }
 
 export class ConsumerGroupManager {
   readonly groups = new Map<string, ConsumerGroup>();
   readonly assignors: ServerAssignor[];
+  readonly timers: ConsumerGroupTimers;
+  readonly targets: ConsumerGroupTargets;
   catalog: TopicCatalog = EMPTY_CATALOG;
+  migration: GroupMigrationHooks = NO_MIGRATION;
   newMemberId: () => string = randomUUID;
 
   constructor(
     readonly config: GroupConfig,
     readonly clock: Clock,
-    readonly timer: CoordinatorTimer<GroupRecord>,
-    readonly classic: ClassicGroupsView,
+    timer: CoordinatorTimer<GroupRecord>,
   ) {
     const byName = new Map(ALL_ASSIGNORS.map((a) => [a.name, a]));
     this.assignors = config.consumerAssignors
       .map((n) => byName.get(n))
       .filter((a): a is ServerAssignor => a !== undefined);
     if (this.assignors.length === 0) this.assignors.push(uniformAssignor);
+    this.timers = new ConsumerGroupTimers(timer, (g, m, epoch) => this.#fenceOp(g, m, epoch));
+    this.targets = new ConsumerGroupTargets(this.assignors, () => this.catalog);
   }
 
   replay(r: ConsumerGroupRecord): void {
@@ -93,15 +133,26 @@ export class ConsumerGroupManager {
     group.replay(r);
   }
 
-  /** After a load: every member gets a fresh session; revoking members their rebalance timer. */
+  /**
+   * After a load: every member gets a fresh session, revoking members their rebalance timer. As
+   * in Kafka the session is the group's (group.consumer.session.timeout.ms) for classic members
+   * too, until their next heartbeat: a client whose coordinator just moved may take a while to
+   * find the new one.
+   */
   onLoaded(): void {
     for (const g of this.groups.values()) {
       for (const m of g.members.values()) {
-        this.#scheduleSession(g.groupId, m.memberId);
-        if (m.state === MemberState.UNREVOKED_PARTITIONS)
-          this.#scheduleRebalance(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+        this.timers.session(g.groupId, m.memberId, this.config.consumerSessionTimeoutMs);
+        if (m.state === MemberState.UNREVOKED_PARTITIONS && !usesClassicProtocol(m))
+          this.timers.rebalance(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
       }
     }
+  }
+
+  /** A member's session: a classic member's own JoinGroup session timeout, else the group's. */
+  scheduleSession(groupId: string, m: ConsumerGroupMember): void {
+    const ms = m.classicMemberMetadata?.sessionTimeoutMs ?? this.config.consumerSessionTimeoutMs;
+    this.timers.session(groupId, m.memberId, ms);
   }
 
   heartbeat(
@@ -137,21 +188,33 @@ export class ConsumerGroupManager {
     return g;
   }
 
+  /** Kafka's getOrMaybeCreateConsumerGroup: an empty classic group is replaced, a non-empty one upgraded. */
   #getOrMaybeCreate(groupId: string, create: boolean, records: GroupRecord[]): ConsumerGroup {
     const existing = this.groups.get(groupId);
     if (existing !== undefined) return existing;
-    const classicEmpty = this.classic.classicGroupIsEmpty(groupId);
+    const classicEmpty = this.migration.classicGroupIsEmpty(groupId);
     if (classicEmpty === undefined) {
       if (!create) fail(ErrorCode.GROUP_ID_NOT_FOUND, `Consumer group ${groupId} not found.`);
       return new ConsumerGroup(groupId);
     }
-    // An empty classic group (or one known only by its offsets) becomes a consumer group; a
-    // classic group with members stays classic (no online upgrade here).
-    if (create && classicEmpty) {
+    if (!create) fail(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+    if (classicEmpty) {
       records.push(groupRecord(groupId, null));
       return new ConsumerGroup(groupId);
     }
-    fail(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+    return this.migration.upgrade(groupId, records);
+  }
+
+  /** Kafka's throwIfConsumerGroupIsFull: a member not in the group yet is refused at the maximum. */
+  checkCapacity(group: ConsumerGroup, memberId: string): void {
+    if (
+      group.members.size >= this.config.consumerMaxSize &&
+      (memberId === '' || !group.members.has(memberId))
+    )
+      fail(
+        ErrorCode.GROUP_MAX_SIZE_REACHED,
+        `The consumer group has reached its maximum capacity of ${this.config.consumerMaxSize} members.`,
+      );
   }
 
   #heartbeat(
@@ -162,14 +225,7 @@ export class ConsumerGroupManager {
     const create = req.memberEpoch === 0;
     const group = this.#getOrMaybeCreate(req.groupId, create, records);
     const { groupId } = group;
-    if (
-      group.members.size >= this.config.consumerMaxSize &&
-      (req.memberId === '' || !group.members.has(req.memberId))
-    )
-      fail(
-        ErrorCode.GROUP_MAX_SIZE_REACHED,
-        `The consumer group has reached its maximum capacity of ${this.config.consumerMaxSize} members.`,
-      );
+    this.checkCapacity(group, req.memberId);
     const memberId = req.memberId === '' ? this.newMemberId() : req.memberId;
     let replaced: ConsumerGroupMember | undefined;
     let member: ConsumerGroupMember;
@@ -179,45 +235,26 @@ export class ConsumerGroupManager {
         fail(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${groupId}.`);
       member = found ?? newMember(memberId);
       this.#checkEpoch(member, req);
-    } else {
+    } else if (create) {
       const holder = group.staticMember(req.instanceId);
-      if (create) {
-        if (holder === undefined) member = group.members.get(memberId) ?? newMember(memberId);
-        else {
-          if (holder.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH)
-            fail(
-              ErrorCode.UNRELEASED_INSTANCE_ID,
-              `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${holder.memberId} member.`,
-            );
-          // The returning static member takes over the old one's assignment under its new id.
-          replaced = holder;
-          member = { ...holder, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
-          records.push(...removeMemberRecords(groupId, holder.memberId));
-          records.push(memberMetadataRecord(groupId, member));
-          records.push(
-            targetMemberRecord(
-              groupId,
-              memberId,
-              group.targetAssignment.get(holder.memberId) ?? EMPTY_ASSIGNMENT,
-            ),
-          );
-          records.push(currentAssignmentRecord(groupId, member));
-        }
-      } else {
-        if (holder === undefined)
-          fail(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`);
-        if (holder.memberId !== memberId)
+      if (holder === undefined) member = group.members.get(memberId) ?? newMember(memberId);
+      else {
+        // A classic static member may always be replaced; one using this protocol only after
+        // it left with epoch -2.
+        if (holder.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH && !usesClassicProtocol(holder))
           fail(
-            ErrorCode.FENCED_INSTANCE_ID,
-            `Static member ${memberId} with instance id ${req.instanceId} was fenced by member ${holder.memberId}.`,
+            ErrorCode.UNRELEASED_INSTANCE_ID,
+            `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${holder.memberId} member.`,
           );
-        this.#checkEpoch(holder, req);
-        member = holder;
+        replaced = holder;
+        member = { ...holder, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
+        records.push(...this.replaceRecords(group, holder, member));
       }
+    } else {
+      member = this.staticMemberOf(group, req.instanceId, memberId);
+      this.#checkEpoch(member, req);
     }
     const isNew = !group.members.has(memberId) && replaced === undefined;
-
-    // 1. Subscription.
     const updated: ConsumerGroupMember = {
       ...member,
       instanceId: req.instanceId ?? member.instanceId,
@@ -228,81 +265,21 @@ export class ConsumerGroupManager {
       subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
       clientId: origin.clientId,
       clientHost: origin.clientHost,
+      // A member that heartbeats uses this protocol, whatever it joined with.
+      classicMemberMetadata: null,
     };
-    let bump = isNew;
-    if (isNew || !subscriptionEquals(member, updated)) {
-      records.push(memberMetadataRecord(groupId, updated));
-      const names = member.subscribedTopicNames;
-      if (
-        names.length !== updated.subscribedTopicNames.length ||
-        names.some((n, i) => n !== updated.subscribedTopicNames[i])
-      )
-        bump = true;
-      if (member.subscribedTopicRegex !== updated.subscribedTopicRegex) bump = true;
-    }
-    let groupEpoch = group.groupEpoch;
-    const replace = { old: replaced ?? member, updated };
-    const metadata = this.#subscriptionMetadata(group, replace);
-    if (!sameMetadata(metadata, group.subscriptionMetadata)) {
-      bump = true;
-      records.push(
-        rec({
-          type: 'subscription-metadata',
-          groupId,
-          value: {
-            topics: [...metadata.values()].map((t) => ({
-              topicId: t.topicId,
-              topicName: t.topicName,
-              numPartitions: t.numPartitions,
-            })),
-          },
-        }),
-      );
-    }
-    if (bump) {
-      groupEpoch += 1;
-      records.push(rec({ type: 'group-epoch', groupId, value: { epoch: groupEpoch } }));
-    }
-
-    // 2. Target assignment.
-    let targetEpoch = group.assignmentEpoch;
-    let target: Assignment;
-    if (groupEpoch > group.assignmentEpoch) {
-      target = this.#updateTarget(group, groupEpoch, updated, replaced, metadata, records);
-      targetEpoch = groupEpoch;
-    } else {
-      // A returning static member inherits the target of the member it replaces.
-      target =
-        group.targetAssignment.get(memberId) ??
-        (replaced !== undefined ? group.targetAssignment.get(replaced.memberId) : undefined) ??
-        EMPTY_ASSIGNMENT;
-    }
-
-    // 3. Reconciliation.
-    let reconciled = updated;
-    if (!(updated.state === MemberState.STABLE && updated.memberEpoch === targetEpoch) || isNew) {
-      try {
-        reconciled = reconcile({
-          member: updated,
-          targetEpoch,
-          target,
-          partitionEpoch: (t, p) => group.partitionEpoch(t, p),
-          owned: req.topicPartitions,
-        });
-      } catch (err) {
-        if (err instanceof FencedMemberError) fail(ErrorCode.FENCED_MEMBER_EPOCH, err.message);
-        throw err;
-      }
-      if (isNew || replaced !== undefined || !currentAssignmentEquals(updated, reconciled)) {
-        records.push(currentAssignmentRecord(groupId, reconciled));
-        if (reconciled.state === MemberState.UNREVOKED_PARTITIONS)
-          this.#scheduleRebalance(groupId, memberId, reconciled.memberEpoch, reconciled.rebalanceTimeoutMs);
-        else this.timer.cancel(rebalanceKey(groupId, memberId));
-      }
-    }
-    this.#scheduleSession(groupId, memberId);
+    const reconciled = this.updateAndReconcile({
+      group,
+      member,
+      updated,
+      replaced,
+      isNew,
+      owned: req.topicPartitions,
+      records,
+    });
+    this.scheduleSession(groupId, reconciled);
     if (replaced !== undefined && replaced.memberId !== memberId)
-      this.#cancelTimers(groupId, replaced.memberId);
+      this.timers.cancelAll(groupId, replaced.memberId);
 
     const full =
       req.memberEpoch === 0 ||
@@ -319,6 +296,111 @@ export class ConsumerGroupManager {
         assignment: full || changed ? toEntries(reconciled.assignedPartitions) : null,
       },
     };
+  }
+
+  /** The static member holding `instanceId`, which must be `memberId` (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID). */
+  staticMemberOf(group: ConsumerGroup, instanceId: string, memberId: string): ConsumerGroupMember {
+    const holder = group.staticMember(instanceId);
+    if (holder === undefined) fail(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
+    if (holder.memberId !== memberId)
+      fail(
+        ErrorCode.FENCED_INSTANCE_ID,
+        `Static member ${memberId} with instance id ${instanceId} was fenced by member ${holder.memberId}.`,
+      );
+    return holder;
+  }
+
+  /** Kafka's replaceMember: the new static incarnation takes the old one's target assignment. */
+  replaceRecords(
+    group: ConsumerGroup,
+    old: ConsumerGroupMember,
+    updated: ConsumerGroupMember,
+  ): GroupRecord[] {
+    const { groupId } = group;
+    return [
+      ...removeMemberRecords(groupId, old.memberId),
+      memberMetadataRecord(groupId, updated),
+      targetMemberRecord(
+        groupId,
+        updated.memberId,
+        group.targetAssignment.get(old.memberId) ?? EMPTY_ASSIGNMENT,
+      ),
+      currentAssignmentRecord(groupId, updated),
+    ];
+  }
+
+  /**
+   * Kafka's heartbeat steps 1–3: persist the member's subscription (bumping the group epoch when
+   * it, or the subscribed topics' metadata, changed), recompute the target assignment when the
+   * group epoch moved past it, and reconcile the member towards it. Returns the reconciled member.
+   */
+  updateAndReconcile(u: MemberUpdate): ConsumerGroupMember {
+    const { group, member, updated, replaced, isNew, records } = u;
+    const { groupId } = group;
+    let bump = isNew;
+    if (isNew || !subscriptionEquals(member, updated)) {
+      records.push(memberMetadataRecord(groupId, updated));
+      const names = member.subscribedTopicNames;
+      if (
+        names.length !== updated.subscribedTopicNames.length ||
+        names.some((n, i) => n !== updated.subscribedTopicNames[i])
+      )
+        bump = true;
+      if (member.subscribedTopicRegex !== updated.subscribedTopicRegex) bump = true;
+    }
+    let groupEpoch = group.groupEpoch;
+    const metadata = this.targets.subscriptionMetadata(group, { old: replaced ?? member, updated });
+    if (!sameMetadata(metadata, group.subscriptionMetadata)) {
+      bump = true;
+      records.push(metadataRecord(groupId, metadata));
+    }
+    if (bump) {
+      groupEpoch += 1;
+      records.push(rec({ type: 'group-epoch', groupId, value: { epoch: groupEpoch } }));
+    }
+
+    let targetEpoch = group.assignmentEpoch;
+    let target: Assignment;
+    if (groupEpoch > group.assignmentEpoch) {
+      target = this.targets.updateTarget(group, groupEpoch, updated, replaced, metadata, records);
+      targetEpoch = groupEpoch;
+    } else {
+      // A returning static member inherits the target of the member it replaces.
+      target =
+        group.targetAssignment.get(updated.memberId) ??
+        (replaced !== undefined ? group.targetAssignment.get(replaced.memberId) : undefined) ??
+        EMPTY_ASSIGNMENT;
+    }
+
+    if (updated.state === MemberState.STABLE && updated.memberEpoch === targetEpoch && !isNew) return updated;
+    let reconciled: ConsumerGroupMember;
+    try {
+      reconciled = reconcile({
+        member: updated,
+        targetEpoch,
+        target,
+        partitionEpoch: (t, p) => group.partitionEpoch(t, p),
+        owned: u.owned,
+      });
+    } catch (err) {
+      if (err instanceof FencedMemberError) fail(ErrorCode.FENCED_MEMBER_EPOCH, err.message);
+      throw err;
+    }
+    if (isNew || replaced !== undefined || !currentAssignmentEquals(updated, reconciled)) {
+      records.push(currentAssignmentRecord(groupId, reconciled));
+      // Classic members have join and sync timeouts instead of a rebalance timeout.
+      if (!usesClassicProtocol(reconciled)) {
+        if (reconciled.state === MemberState.UNREVOKED_PARTITIONS)
+          this.timers.rebalance(
+            groupId,
+            reconciled.memberId,
+            reconciled.memberEpoch,
+            reconciled.rebalanceTimeoutMs,
+          );
+        else this.timers.cancelRebalance(groupId, reconciled.memberId);
+      }
+    }
+    return reconciled;
   }
 
   /** Kafka's throwIfConsumerGroupMemberEpochIsInvalid. */
@@ -343,97 +425,6 @@ export class ConsumerGroupManager {
     }
   }
 
-  /** Topics subscribed by name or matched by a regex that exist, by name. */
-  #subscriptionMetadata(
-    group: ConsumerGroup,
-    replace?: { old?: ConsumerGroupMember; updated?: ConsumerGroupMember },
-  ): Map<string, SubscribedTopic> {
-    const names = group.subscribedTopicNames(replace);
-    for (const source of group.subscribedRegexes(replace)) {
-      const re = compileTopicRegex(source);
-      if (!re.ok) continue;
-      for (const t of this.catalog.names()) if (re.test(t)) names.add(t);
-    }
-    const out = new Map<string, SubscribedTopic>();
-    for (const name of [...names].sort()) {
-      const t = this.catalog.byName(name);
-      if (t !== undefined && t.numPartitions > 0)
-        out.set(name, { topicId: t.topicId, topicName: name, numPartitions: t.numPartitions });
-    }
-    return out;
-  }
-
-  /** The topic ids a member subscribes to, among the group's subscription metadata. */
-  #memberTopicIds(m: ConsumerGroupMember, metadata: ReadonlyMap<string, SubscribedTopic>): Set<string> {
-    const ids = new Set<string>();
-    for (const n of m.subscribedTopicNames) {
-      const t = metadata.get(n);
-      if (t !== undefined) ids.add(t.topicId);
-    }
-    if (m.subscribedTopicRegex !== null && m.subscribedTopicRegex !== '') {
-      const re = compileTopicRegex(m.subscribedTopicRegex);
-      if (re.ok) for (const [name, t] of metadata) if (re.test(name)) ids.add(t.topicId);
-    }
-    return ids;
-  }
-
-  /** The assignor most members asked for (Kafka's computePreferredServerAssignor), else the default. */
-  #preferredAssignor(members: Iterable<ConsumerGroupMember>): ServerAssignor {
-    const counts = new Map<string, number>();
-    for (const m of members)
-      if (m.serverAssignor !== null) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
-    let best: string | undefined;
-    for (const [name, n] of counts) if (best === undefined || n > counts.get(best)!) best = name;
-    return this.assignors.find((a) => a.name === best) ?? this.assignors[0]!;
-  }
-
-  #updateTarget(
-    group: ConsumerGroup,
-    groupEpoch: number,
-    updated: ConsumerGroupMember,
-    replaced: ConsumerGroupMember | undefined,
-    metadata: ReadonlyMap<string, SubscribedTopic>,
-    records: GroupRecord[],
-  ): Assignment {
-    const members = new Map(group.members);
-    if (replaced !== undefined) members.delete(replaced.memberId);
-    members.set(updated.memberId, updated);
-    const topics = new Map(
-      [...metadata.values()].map((t) => [t.topicId, { name: t.topicName, numPartitions: t.numPartitions }]),
-    );
-    const spec = {
-      topics,
-      members: new Map(
-        [...members.values()].map((m) => [
-          m.memberId,
-          {
-            subscribedTopicIds: this.#memberTopicIds(m, metadata),
-            assignment:
-              group.targetAssignment.get(m.memberId) ??
-              (replaced !== undefined && m.memberId === updated.memberId
-                ? (group.targetAssignment.get(replaced.memberId) ?? EMPTY_ASSIGNMENT)
-                : EMPTY_ASSIGNMENT),
-          },
-        ]),
-      ),
-    };
-    const assignor = this.#preferredAssignor(members.values());
-    const result = assignor.assign(spec);
-    for (const [memberId, a] of result) {
-      const old = group.targetAssignment.get(memberId);
-      if (
-        old === undefined ||
-        !assignmentEquals(old, a) ||
-        (replaced !== undefined && memberId === updated.memberId)
-      )
-        records.push(targetMemberRecord(group.groupId, memberId, a));
-    }
-    records.push(
-      rec({ type: 'target-epoch', groupId: group.groupId, value: { assignmentEpoch: groupEpoch } }),
-    );
-    return result.get(updated.memberId) ?? EMPTY_ASSIGNMENT;
-  }
-
   #leave(req: ConsumerHeartbeatRequest): Result<ConsumerHeartbeatResult> {
     const group = this.group(req.groupId);
     const response: ConsumerHeartbeatResult = {
@@ -451,17 +442,10 @@ export class ConsumerGroupManager {
           ErrorCode.UNKNOWN_MEMBER_ID,
           `Member ${req.memberId} is not a member of group ${group.groupId}.`,
         );
-      return { records: this.fenceRecords(group, m), response };
+      return this.fence(group, m, response);
     }
-    const m = group.staticMember(req.instanceId);
-    if (m === undefined) fail(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${req.instanceId} is unknown.`);
-    if (m.memberId !== req.memberId)
-      fail(
-        ErrorCode.FENCED_INSTANCE_ID,
-        `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${m.memberId}.`,
-      );
-    if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH)
-      return { records: this.fenceRecords(group, m), response };
+    const m = this.staticMemberOf(group, req.instanceId, req.memberId);
+    if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) return this.fence(group, m, response);
     // A static member leaving temporarily keeps its partitions (nobody else gets them) until
     // it comes back under a new member id or its session expires.
     const away: ConsumerGroupMember = {
@@ -475,23 +459,35 @@ export class ConsumerGroupManager {
     };
   }
 
-  /** Removes a member and bumps the group epoch so the others get its partitions. */
-  fenceRecords(group: ConsumerGroup, m: ConsumerGroupMember): GroupRecord[] {
-    const records = removeMemberRecords(group.groupId, m.memberId);
-    const metadata = this.#subscriptionMetadata(group, { old: m });
-    if (!sameMetadata(metadata, group.subscriptionMetadata)) {
-      records.push(
-        rec({
-          type: 'subscription-metadata',
-          groupId: group.groupId,
-          value: { topics: [...metadata.values()] },
-        }),
-      );
+  /**
+   * Removes a member and bumps the group epoch so the others get its partitions (Kafka's
+   * consumerGroupFenceMember) — or, when only classic members would be left and the policy
+   * allows, turns the group back into a classic group (its state then changed in memory).
+   */
+  fence<T>(group: ConsumerGroup, m: ConsumerGroupMember, response: T): Result<T> {
+    const records: GroupRecord[] = [];
+    if (this.migration.downgrade(group, m.memberId, null, records))
+      return { records, response, replayRecords: false };
+    records.push(...this.removeRecords(group, [m]));
+    return { records, response };
+  }
+
+  /** Tombstones of `leaving`, the subscription metadata without them, and a group epoch bump. */
+  removeRecords(group: ConsumerGroup, leaving: readonly ConsumerGroupMember[]): GroupRecord[] {
+    const records: GroupRecord[] = [];
+    for (const m of leaving) {
+      records.push(...removeMemberRecords(group.groupId, m.memberId));
+      this.timers.cancelAll(group.groupId, m.memberId);
     }
+    const gone = new Set(leaving.map((m) => m.memberId));
+    const remaining = new ConsumerGroup(group.groupId);
+    for (const [id, m] of group.members) if (!gone.has(id)) remaining.members.set(id, m);
+    const metadata = this.targets.subscriptionMetadata(remaining);
+    if (!sameMetadata(metadata, group.subscriptionMetadata))
+      records.push(metadataRecord(group.groupId, metadata));
     records.push(
       rec({ type: 'group-epoch', groupId: group.groupId, value: { epoch: group.groupEpoch + 1 } }),
     );
-    this.#cancelTimers(group.groupId, m.memberId);
     return records;
   }
 
@@ -500,27 +496,10 @@ export class ConsumerGroupManager {
     const m = group?.members.get(memberId);
     if (group === undefined || m === undefined) return { records: [], response: undefined };
     if (epoch !== undefined && m.memberEpoch !== epoch) return { records: [], response: undefined };
-    return { records: this.fenceRecords(group, m), response: undefined };
+    return this.fence(group, m, undefined);
   }
 
-  #scheduleSession(groupId: string, memberId: string): void {
-    this.timer.schedule(sessionKey(groupId, memberId), this.config.consumerSessionTimeoutMs, () =>
-      this.#fenceOp(groupId, memberId),
-    );
-  }
-
-  #scheduleRebalance(groupId: string, memberId: string, epoch: number, timeoutMs: number): void {
-    this.timer.schedule(rebalanceKey(groupId, memberId), Math.max(0, timeoutMs), () =>
-      this.#fenceOp(groupId, memberId, epoch),
-    );
-  }
-
-  #cancelTimers(groupId: string, memberId: string): void {
-    this.timer.cancel(sessionKey(groupId, memberId));
-    this.timer.cancel(rebalanceKey(groupId, memberId));
-  }
-
-  /** Tombstones for every record of an empty group (DeleteGroups, offset expiry). */
+  /** Tombstones for every record of a group (DeleteGroups, offset expiry, a downgrade). */
   deleteGroupRecords(group: ConsumerGroup): GroupRecord[] {
     const records: GroupRecord[] = [];
     for (const id of group.members.keys()) records.push(...removeMemberRecords(group.groupId, id));
@@ -537,50 +516,8 @@ export class ConsumerGroupManager {
     return new Set(group.subscriptionMetadata.keys());
   }
 
-  /**
-   * OffsetCommit (v9+: member epoch) / OffsetFetch validation for a consumer group (Kafka's
-   * ConsumerGroup.validateOffsetCommit / validateOffsetFetch). Epoch < 0 without a member id is
-   * an admin or a consumer without group management: allowed only while the group is empty
-   * (commits; fetches always).
-   */
-  validateOffsetCommit(
-    group: ConsumerGroup,
-    memberId: string,
-    memberEpoch: number,
-    apiVersion: number,
-    isTransactional: boolean,
-  ): number {
-    if (memberEpoch < 0 && memberId === '')
-      return group.members.size === 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
-    const m = group.members.get(memberId);
-    if (m === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-    if (!isTransactional && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
-    if (memberEpoch !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
-    return ErrorCode.NONE;
-  }
-
-  validateOffsetFetch(group: ConsumerGroup, memberId: string | null, memberEpoch: number): number {
-    if (memberEpoch < 0 && (memberId === null || memberId === '')) return ErrorCode.NONE;
-    const m = group.members.get(memberId ?? '');
-    if (m === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-    if (memberEpoch !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
-    return ErrorCode.NONE;
-  }
-
   /** The assignor a describe reports: the one the group would use now. */
   assignorName(group: ConsumerGroup): string {
-    return this.#preferredAssignor(group.members.values()).name;
+    return this.targets.preferredAssignor(group.members.values()).name;
   }
-}
-
-function sameMetadata(
-  a: ReadonlyMap<string, SubscribedTopic>,
-  b: ReadonlyMap<string, SubscribedTopic>,
-): boolean {
-  if (a.size !== b.size) return false;
-  for (const [name, t] of a) {
-    const o = b.get(name);
-    if (o === undefined || o.topicId !== t.topicId || o.numPartitions !== t.numPartitions) return false;
-  }
-  return true;
 }

@@ -2,6 +2,11 @@
 // (persisted as ConsumerGroupMemberMetadata) and its current assignment (persisted as
 // ConsumerGroupCurrentMemberAssignment). Values are treated as immutable: an operation builds
 // a changed copy, compares it with the old one and writes a record only when they differ.
+// A member that joined with JoinGroup (a classic consumer in a consumer group, KIP-848's online
+// migration) carries its JoinGroup session timeout and protocols in `classicMemberMetadata`.
+import type { ClassicMemberMetadata } from '../../../protocol/internal-topics/consumer-group-records.js';
+
+export type { ClassicMemberMetadata };
 
 /** Partitions by topic id. */
 export type Assignment = ReadonlyMap<string, ReadonlySet<number>>;
@@ -41,6 +46,8 @@ export interface ConsumerGroupMember {
   readonly state: MemberStateCode;
   readonly assignedPartitions: Assignment;
   readonly partitionsPendingRevocation: Assignment;
+  /** Null for a member that uses ConsumerGroupHeartbeat. */
+  readonly classicMemberMetadata: ClassicMemberMetadata | null;
 }
 
 export const EMPTY_ASSIGNMENT: Assignment = new Map();
@@ -61,7 +68,24 @@ export function newMember(memberId: string): ConsumerGroupMember {
     state: MemberState.STABLE,
     assignedPartitions: EMPTY_ASSIGNMENT,
     partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+    classicMemberMetadata: null,
   };
+}
+
+export function usesClassicProtocol(m: ConsumerGroupMember): boolean {
+  return m.classicMemberMetadata !== null;
+}
+
+function sameClassicMetadata(a: ClassicMemberMetadata | null, b: ClassicMemberMetadata | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.sessionTimeoutMs === b.sessionTimeoutMs &&
+    a.supportedProtocols.length === b.supportedProtocols.length &&
+    a.supportedProtocols.every(
+      (p, i) =>
+        p.name === b.supportedProtocols[i]!.name && p.metadata.equals(b.supportedProtocols[i]!.metadata),
+    )
+  );
 }
 
 export function assignmentEquals(a: Assignment, b: Assignment): boolean {
@@ -88,7 +112,8 @@ export function subscriptionEquals(a: ConsumerGroupMember, b: ConsumerGroupMembe
     sameStrings(a.subscribedTopicNames, b.subscribedTopicNames) &&
     a.subscribedTopicRegex === b.subscribedTopicRegex &&
     a.rebalanceTimeoutMs === b.rebalanceTimeoutMs &&
-    a.serverAssignor === b.serverAssignor
+    a.serverAssignor === b.serverAssignor &&
+    sameClassicMetadata(a.classicMemberMetadata, b.classicMemberMetadata)
   );
 }
 

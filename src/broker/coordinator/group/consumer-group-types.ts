@@ -52,7 +52,7 @@ export interface DescribedConsumerGroup {
   errorCode: number;
   errorMessage: string | null;
   groupId: string;
-  /** Kafka's lower-case ConsumerGroupDescribe states: empty, assigning, reconciling, stable, dead. */
+  /** Kafka's ConsumerGroupDescribe states: Empty, Assigning, Reconciling, Stable (Dead: unknown). */
   groupState: string;
   groupEpoch: number;
   assignmentEpoch: number;

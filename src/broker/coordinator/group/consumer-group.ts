@@ -17,6 +17,7 @@ import {
   MemberState,
   type MemberStateCode,
   newMember,
+  usesClassicProtocol,
 } from './consumer-group-member.js';
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable';
@@ -60,6 +61,43 @@ export class ConsumerGroup {
   staticMember(instanceId: string): ConsumerGroupMember | undefined {
     const id = this.staticMembers.get(instanceId);
     return id === undefined ? undefined : this.members.get(id);
+  }
+
+  /** Members that joined with JoinGroup (classic protocol). */
+  classicMembers(): ConsumerGroupMember[] {
+    return [...this.members.values()].filter(usesClassicProtocol);
+  }
+
+  /**
+   * Kafka's supportsClassicProtocols: a JoinGroup of protocol type `consumer` whose protocols
+   * share a name with every classic member's (any, when no classic member is left).
+   */
+  supportsClassicProtocols(protocolType: string, names: readonly string[]): boolean {
+    if (protocolType !== 'consumer') return false;
+    if (this.members.size === 0) return names.length > 0;
+    const classic = this.classicMembers();
+    return names.some((n) =>
+      classic.every((m) => m.classicMemberMetadata!.supportedProtocols.some((p) => p.name === n)),
+    );
+  }
+
+  /** Every member but `memberId` joined with JoinGroup, and `memberId` did not (a downgrade's trigger). */
+  allMembersUseClassicProtocolExcept(memberId: string): boolean {
+    const m = this.members.get(memberId);
+    if (m === undefined || usesClassicProtocol(m)) return false;
+    for (const o of this.members.values())
+      if (o.memberId !== memberId && !usesClassicProtocol(o)) return false;
+    return true;
+  }
+
+  /** A member still missing target partitions that another member holds (Kafka's waitingOnUnreleasedPartition). */
+  waitingOnUnreleasedPartition(member: ConsumerGroupMember): boolean {
+    if (member.state !== MemberState.UNRELEASED_PARTITIONS) return false;
+    for (const [topicId, ps] of this.targetAssignment.get(member.memberId) ?? []) {
+      const have = member.assignedPartitions.get(topicId);
+      for (const p of ps) if (!have?.has(p) && this.partitionEpoch(topicId, p) !== -1) return true;
+    }
+    return false;
   }
 
   /** Topic names subscribed by name by any member (after replacing `old` by `updated`). */
@@ -138,6 +176,7 @@ export class ConsumerGroup {
       subscribedTopicRegex: v.subscribedTopicRegex,
       rebalanceTimeoutMs: v.rebalanceTimeoutMs,
       serverAssignor: v.serverAssignor,
+      classicMemberMetadata: v.classicMemberMetadata,
     };
     this.members.set(memberId, updated);
     if (old?.instanceId != null && old.instanceId !== v.instanceId) this.staticMembers.delete(old.instanceId);

@@ -1,5 +1,31 @@
 // Group coordinator settings, under Kafka's broker config names.
 
+/**
+ * group.consumer.migration.policy (Kafka's ConsumerGroupMigrationPolicy): whether a non-empty
+ * classic group may become a consumer group (upgrade) and back (downgrade). Empty groups convert
+ * either way whatever the policy.
+ */
+export type ConsumerMigrationPolicy = 'bidirectional' | 'upgrade' | 'downgrade' | 'disabled';
+
+const MIGRATION_POLICIES: readonly ConsumerMigrationPolicy[] = [
+  'bidirectional',
+  'upgrade',
+  'downgrade',
+  'disabled',
+];
+
+/** Kafka's ConsumerGroupMigrationPolicy.parse: case-insensitive, anything else is `disabled`. */
+export function parseMigrationPolicy(v: string | undefined): ConsumerMigrationPolicy {
+  if (v === undefined) return 'bidirectional';
+  const lower = v.trim().toLowerCase();
+  return MIGRATION_POLICIES.find((p) => p === lower) ?? 'disabled';
+}
+
+export const upgradeEnabled = (p: ConsumerMigrationPolicy): boolean =>
+  p === 'bidirectional' || p === 'upgrade';
+export const downgradeEnabled = (p: ConsumerMigrationPolicy): boolean =>
+  p === 'bidirectional' || p === 'downgrade';
+
 export interface GroupConfig {
   /** group.initial.rebalance.delay.ms */
   initialRebalanceDelayMs: number;
@@ -27,6 +53,8 @@ export interface GroupConfig {
   consumerMaxSize: number;
   /** group.consumer.assignors: server assignors by name, the first is the default. */
   consumerAssignors: string[];
+  /** group.consumer.migration.policy */
+  consumerMigrationPolicy: ConsumerMigrationPolicy;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -44,6 +72,7 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerHeartbeatIntervalMs: 5_000,
   consumerMaxSize: 2_147_483_647,
   consumerAssignors: ['uniform', 'range'],
+  consumerMigrationPolicy: 'bidirectional',
 };
 
 /** Reads the group settings from broker properties (Kafka names), defaults for the rest. */
@@ -84,5 +113,6 @@ export function groupConfigFromProps(props: ReadonlyMap<string, string>): GroupC
     consumerAssignors: list('group.consumer.assignors', d.consumerAssignors).map((a) =>
       a.endsWith('UniformAssignor') ? 'uniform' : a.endsWith('RangeAssignor') ? 'range' : a,
     ),
+    consumerMigrationPolicy: parseMigrationPolicy(props.get('group.consumer.migration.policy')),
   };
 }

@@ -1,17 +1,41 @@
-// One partition of __consumer_offsets: the classic groups and committed offsets whose group
-// id hashes to it. Membership logic lives in ClassicGroupManager, offsets in OffsetManager;
-// this class replays records and exposes the operations the runtime runs.
+// One partition of __consumer_offsets: the classic groups, KIP-848 consumer groups and committed
+// offsets whose group id hashes to it. Membership logic lives in ClassicGroupManager and
+// ConsumerGroupManager, offsets in OffsetManager; this class replays records and exposes the
+// operations the runtime runs. The classic APIs (JoinGroup, SyncGroup, Heartbeat, LeaveGroup)
+// are routed by the group's type, as in Kafka: a non-empty consumer group serves them to its
+// classic members (consumer-group-classic.ts); an empty one is replaced by a classic group.
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
-import type { CoordinatorResult, CoordinatorShard, ShardContext } from '../runtime/coordinator-shard.js';
+import type {
+  CoordinatorResult,
+  CoordinatorShard,
+  ShardContext,
+  Undo,
+} from '../runtime/coordinator-shard.js';
 import type { TransactionalProducer } from '../runtime/partition-writer.js';
 import { ClassicGroup } from './classic-group.js';
 import { ClassicGroupManager } from './classic-group-manager.js';
+import { ClassicMembersOfConsumerGroups } from './consumer-group-classic.js';
 import { ConsumerGroupManager } from './consumer-group-manager.js';
 import type { GroupConfig } from './group-config.js';
-import type { GroupRecord } from './group-records.js';
-import { type DescribedGroup, EMPTY_BUFFER, type ListedGroup } from './group-types.js';
+import { GroupMigration } from './group-migration.js';
+import { type GroupRecord, groupRecord } from './group-records.js';
+import {
+  type DescribedGroup,
+  EMPTY_BUFFER,
+  type HeartbeatRequest,
+  type JoinGroupRequest,
+  type JoinGroupResult,
+  type LeaveGroupResult,
+  type LeaveMember,
+  type ListedGroup,
+  type RequestOrigin,
+  type SyncGroupRequest,
+  type SyncGroupResult,
+} from './group-types.js';
 import { OffsetManager } from './offset-manager.js';
 import { joinError } from './rebalance.js';
+
+type Result<T> = CoordinatorResult<GroupRecord, T>;
 
 const EXPIRY_KEY = 'offsets-expiry';
 
@@ -20,19 +44,66 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
   readonly offsets: OffsetManager;
   /** KIP-848 consumer groups; a group id belongs to either `classic` or `consumer`, never both. */
   readonly consumer: ConsumerGroupManager;
+  /** JoinGroup/SyncGroup/Heartbeat/LeaveGroup of classic members of consumer groups. */
+  readonly classicMembers: ClassicMembersOfConsumerGroups;
 
   constructor(
     readonly ctx: ShardContext<GroupRecord>,
     readonly config: GroupConfig,
   ) {
     this.classic = new ClassicGroupManager(config, ctx.clock, ctx.timer);
-    this.consumer = new ConsumerGroupManager(config, ctx.clock, ctx.timer, {
-      classicGroupIsEmpty: (id) => {
-        const g = this.classic.groups.get(id);
-        return g === undefined ? undefined : g.is('Empty') && g.pendingMembers.size === 0;
-      },
-    });
+    this.consumer = new ConsumerGroupManager(config, ctx.clock, ctx.timer);
+    this.consumer.migration = new GroupMigration(this.classic, this.consumer);
+    this.classicMembers = new ClassicMembersOfConsumerGroups(this.consumer, this.classic.groups);
     this.offsets = new OffsetManager(this.classic, this.consumer);
+  }
+
+  /**
+   * JoinGroup: a classic join answers through `respond` (it may wait for other members); a
+   * classic member of a consumer group is answered with the result, once its records are committed.
+   */
+  join(
+    origin: RequestOrigin,
+    req: JoinGroupRequest,
+    respond: (r: JoinGroupResult) => void,
+  ): Result<JoinGroupResult | undefined> {
+    const cg = this.consumer.groups.get(req.groupId);
+    if (cg === undefined) return { ...this.classic.join(origin, req, respond), response: undefined };
+    const { minSessionTimeoutMs, maxSessionTimeoutMs } = this.config;
+    if (req.sessionTimeoutMs < minSessionTimeoutMs || req.sessionTimeoutMs > maxSessionTimeoutMs)
+      return { records: [], response: joinError(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId) };
+    if (cg.members.size > 0) return this.classicMembers.join(cg, origin, req);
+    // An empty consumer group becomes a classic group, whatever the migration policy; only a
+    // member without an id may create it (a known id of an unknown group is UNKNOWN_MEMBER_ID).
+    if (req.memberId !== '')
+      return { records: [], response: joinError(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId) };
+    if (req.protocolType === '' || req.protocols.length === 0)
+      return { records: [], response: joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId) };
+    const tombstones = this.consumer.deleteGroupRecords(cg);
+    this.consumer.groups.delete(req.groupId);
+    const res = this.classic.join(origin, req, respond);
+    const group = this.classic.groups.get(req.groupId);
+    const records = [...tombstones, ...res.records];
+    if (res.records.length === 0 && group !== undefined)
+      records.push(groupRecord(req.groupId, group.toRecord()));
+    return { ...res, records, response: undefined };
+  }
+
+  /** SyncGroup: like JoinGroup, a classic group answers through `respond`. */
+  sync(req: SyncGroupRequest, respond: (r: SyncGroupResult) => void): Result<SyncGroupResult | undefined> {
+    const cg = this.consumer.groups.get(req.groupId);
+    if (cg !== undefined) return this.classicMembers.sync(cg, req);
+    return { ...this.classic.sync(req, respond), response: undefined };
+  }
+
+  heartbeat(req: HeartbeatRequest): Result<number> {
+    const cg = this.consumer.groups.get(req.groupId);
+    return cg === undefined ? this.classic.heartbeat(req) : this.classicMembers.heartbeat(cg, req);
+  }
+
+  leave(groupId: string, members: readonly LeaveMember[]): Result<LeaveGroupResult> {
+    const cg = this.consumer.groups.get(groupId);
+    return cg === undefined ? this.classic.leave(groupId, members) : this.classicMembers.leave(cg, members);
   }
 
   get groups(): Map<string, ClassicGroup> {
@@ -67,6 +138,30 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
       return;
     }
     this.groups.set(record.group, ClassicGroup.fromRecord(record.group, record.value, this.ctx.clock.now()));
+  }
+
+  /**
+   * Committed offsets and their tombstones (the OffsetCommit/OffsetDelete/expiry path) can be
+   * taken back when the log refuses their batch: the previous value is restored, and a group
+   * this record alone brought into existence is dropped again. Other records cannot (null).
+   */
+  replayUndoable(record: GroupRecord, offset: bigint, producer?: TransactionalProducer): Undo | null {
+    if (record.kind !== 'offset' || producer !== undefined) {
+      this.replay(record, offset, producer);
+      return null;
+    }
+    const { group, topic, partition, value } = record;
+    const store = this.offsets.store;
+    const created = value !== null && !this.consumer.groups.has(group) && !this.groups.has(group);
+    const previous = store.put(group, topic, partition, value) ?? null;
+    if (created) this.classic.getOrCreate(group);
+    return () => {
+      store.put(group, topic, partition, previous);
+      if (!created) return;
+      const g = this.groups.get(group);
+      if (g?.is('Empty') && g.members.size === 0 && g.pendingMembers.size === 0 && !store.has(group))
+        this.groups.delete(group);
+    };
   }
 
   replayEndTransactionMarker(producerId: bigint, _producerEpoch: number, commit: boolean): void {

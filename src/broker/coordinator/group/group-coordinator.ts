@@ -3,7 +3,7 @@
 // through the coordinator runtime, and turns runtime failures (NOT_COORDINATOR,
 // COORDINATOR_LOAD_IN_PROGRESS, failed writes) into the response's error code.
 import { coordinatorPartition } from '../../../protocol/coordinator-partition.js';
-import { ErrorCode } from '../../../protocol/errors.js';
+import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { errorCodeOf } from '../runtime/coordinator-error.js';
 import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
@@ -96,12 +96,8 @@ export class GroupCoordinator {
   joinGroup(origin: RequestOrigin, req: JoinGroupRequest): Promise<JoinGroupResult> {
     return new Promise((resolve) => {
       this.runtime
-        .write(this.partitionFor(req.groupId), (s) => {
-          // A KIP-848 group cannot be joined with the classic protocol (no mixed groups here).
-          if (!s.consumer.groups.has(req.groupId)) return s.classic.join(origin, req, resolve);
-          resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
-          return { records: [], response: undefined };
-        })
+        .write(this.partitionFor(req.groupId), (s) => s.join(origin, req, resolve))
+        .then((r) => r !== undefined && resolve(r))
         .catch((err: unknown) => resolve(joinError(errorCodeOf(err), req.memberId)));
     });
   }
@@ -109,7 +105,8 @@ export class GroupCoordinator {
   syncGroup(req: SyncGroupRequest): Promise<SyncGroupResult> {
     return new Promise((resolve) => {
       this.runtime
-        .write(this.partitionFor(req.groupId), (s) => s.classic.sync(req, resolve))
+        .write(this.partitionFor(req.groupId), (s) => s.sync(req, resolve))
+        .then((r) => r !== undefined && resolve(r))
         .catch((err: unknown) =>
           resolve({
             errorCode: errorCodeOf(err),
@@ -122,14 +119,12 @@ export class GroupCoordinator {
   }
 
   heartbeat(req: HeartbeatRequest): Promise<number> {
-    return this.runtime
-      .write(this.partitionFor(req.groupId), (s) => s.classic.heartbeat(req))
-      .catch(errorCodeOf);
+    return this.runtime.write(this.partitionFor(req.groupId), (s) => s.heartbeat(req)).catch(errorCodeOf);
   }
 
   leaveGroup(groupId: string, members: readonly LeaveMember[]): Promise<LeaveGroupResult> {
     return this.runtime
-      .write(this.partitionFor(groupId), (s) => s.classic.leave(groupId, members))
+      .write(this.partitionFor(groupId), (s) => s.leave(groupId, members))
       .catch((err: unknown) => ({ errorCode: errorCodeOf(err), members: [] }));
   }
 
@@ -178,13 +173,7 @@ export class GroupCoordinator {
   commitOffsets(req: OffsetCommitRequest): Promise<TopicPartitionsResult[]> {
     return this.runtime
       .write(this.partitionFor(req.groupId), (s) => s.offsets.commit(req))
-      .catch((err: unknown) => {
-        const errorCode = errorCodeOf(err);
-        return req.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
-        }));
-      });
+      .then(undefined, (err: unknown) => commitFailed(req, err));
   }
 
   /** TxnOffsetCommit: offsets written in the producer's transaction, visible once it commits. */
@@ -194,13 +183,7 @@ export class GroupCoordinator {
   ): Promise<TopicPartitionsResult[]> {
     return this.runtime
       .write(this.partitionFor(req.groupId), (s) => s.offsets.commitTransactional(req, producer))
-      .catch((err: unknown) => {
-        const errorCode = errorCodeOf(err);
-        return req.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
-        }));
-      });
+      .then(undefined, (err: unknown) => commitFailed(req, err));
   }
 
   /**
@@ -282,4 +265,20 @@ export class GroupCoordinator {
   close(): void {
     this.runtime.close();
   }
+}
+
+/**
+ * Every partition of a commit answered with the failure's code; records too large for the
+ * internal topic are INVALID_COMMIT_OFFSET_SIZE, as Kafka answers a commit the log refused for
+ * its size.
+ */
+function commitFailed(req: OffsetCommitRequest, err: unknown): TopicPartitionsResult[] {
+  const errorCode =
+    err instanceof KafkaError && err.code === ErrorCode.RECORD_LIST_TOO_LARGE
+      ? ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+      : errorCodeOf(err);
+  return req.topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
+  }));
 }

@@ -12,31 +12,16 @@ import {
   decodeConsumerOffsetsRecord,
   encodeGroupMetadataKey,
   encodeGroupMetadataValue,
-  encodeOffsetCommitKey,
-  encodeOffsetCommitValue,
 } from '../../../protocol/internal-topics/index.js';
 import type { RecordSerde } from '../runtime/coordinator-shard.js';
 import type { SerializedRecord } from '../runtime/partition-writer.js';
 import type { GroupRecord } from './group-records.js';
+import { encodeOffsetRecord } from './offset-record-encoder.js';
 
 export const groupRecordSerde: RecordSerde<GroupRecord> = {
   serialize(r: GroupRecord): SerializedRecord {
     if (r.kind === 'consumer') return encodeConsumerGroupRecord(r.record);
-    if (r.kind === 'offset') {
-      const key = encodeOffsetCommitKey({ group: r.group, topic: r.topic, partition: r.partition });
-      const v = r.value;
-      if (v === null) return { key, value: null };
-      return {
-        key,
-        value: encodeOffsetCommitValue({
-          offset: v.offset,
-          leaderEpoch: v.leaderEpoch,
-          metadata: v.metadata,
-          commitTimestamp: BigInt(v.commitTimestamp),
-          ...(v.expireTimestamp >= 0 ? { expireTimestamp: BigInt(v.expireTimestamp) } : {}),
-        }),
-      };
-    }
+    if (r.kind === 'offset') return encodeOffsetRecord(r.group, r.topic, r.partition, r.value);
     const key = encodeGroupMetadataKey({ group: r.group });
     const v = r.value;
     if (v === null) return { key, value: null };

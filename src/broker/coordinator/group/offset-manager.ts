@@ -6,6 +6,7 @@ import type { CoordinatorResult } from '../runtime/coordinator-shard.js';
 import type { ClassicGroup } from './classic-group.js';
 import type { ClassicGroupManager } from './classic-group-manager.js';
 import type { ConsumerGroupManager } from './consumer-group-manager.js';
+import { validateConsumerGroupCommit, validateConsumerGroupFetch } from './consumer-group-offsets.js';
 import { type GroupRecord, groupRecord, type OffsetValue, offsetRecord } from './group-records.js';
 import type {
   OffsetCommitRequest,
@@ -60,30 +61,32 @@ export class OffsetManager {
 
   /**
    * The group a commit goes to. Only a simple consumer (generation < 0) may create a group by
-   * committing: for anyone else an unknown group is ILLEGAL_GENERATION (undefined here).
+   * committing (null here: replaying its offset record creates the group, so a write the log
+   * refuses leaves no group behind); for anyone else an unknown group is ILLEGAL_GENERATION
+   * (undefined here).
    */
-  #commitTarget(req: OffsetCommitRequest): ClassicGroup | undefined {
+  #commitTarget(req: OffsetCommitRequest): ClassicGroup | null | undefined {
     const group = this.groups.groups.get(req.groupId);
     if (group !== undefined) return group;
-    return req.generationId >= 0 ? undefined : this.groups.getOrCreate(req.groupId);
+    return req.generationId >= 0 ? undefined : null;
   }
 
   commit(req: OffsetCommitRequest, validated = false): Result<TopicPartitionsResult[]> {
     const cg = this.consumer?.groups.get(req.groupId);
     if (cg !== undefined && !validated) {
-      const err = this.consumer!.validateOffsetCommit(
-        cg,
-        req.memberId,
-        req.generationId,
-        req.apiVersion ?? 9,
-        false,
-      );
+      const err = validateConsumerGroupCommit(cg, req.memberId, req.generationId, req.apiVersion ?? 9, false);
       if (err !== ErrorCode.NONE) return failAll(req, err);
       return this.#write(req);
     }
     if (cg !== undefined) return this.#write(req);
     const group = this.#commitTarget(req);
-    if (group === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
+    // OffsetCommit v9+ (either protocol) says so; older versions keep ILLEGAL_GENERATION.
+    if (group === undefined)
+      return failAll(
+        req,
+        (req.apiVersion ?? 0) >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION,
+      );
+    if (group === null) return this.#write(req); // a new group: Empty, any simple commit is valid
     const err = validated ? ErrorCode.NONE : this.#validateCommit(group, req);
     if (err !== ErrorCode.NONE) return failAll(req, err);
     return this.#write(req);
@@ -126,12 +129,16 @@ export class OffsetManager {
   ): Result<TopicPartitionsResult[]> {
     const cg = this.consumer?.groups.get(req.groupId);
     if (cg !== undefined) {
-      const err = this.consumer!.validateOffsetCommit(cg, req.memberId, req.generationId, 9, true);
+      const err = validateConsumerGroupCommit(cg, req.memberId, req.generationId, 9, true);
+      // TxnOffsetCommit has no STALE_MEMBER_EPOCH: Kafka answers ILLEGAL_GENERATION.
+      if (err === ErrorCode.STALE_MEMBER_EPOCH) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
       if (err !== ErrorCode.NONE) return failAll(req, err);
       return { ...this.#write(req), transaction: producer };
     }
-    const group = this.#commitTarget(req);
-    if (group === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
+    const target = this.#commitTarget(req);
+    if (target === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
+    // Kafka creates the group when the transactional commit arrives, not at its marker.
+    const group = target ?? this.groups.getOrCreate(req.groupId);
     if (group.is('Dead')) return failAll(req, ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (
       !(req.generationId < 0 && group.is('Empty')) &&
@@ -167,7 +174,7 @@ export class OffsetManager {
   ): OffsetFetchGroupResult {
     const cg = member === undefined ? undefined : this.consumer?.groups.get(groupId);
     if (cg !== undefined && member !== undefined) {
-      const errorCode = this.consumer!.validateOffsetFetch(cg, member.memberId, member.memberEpoch);
+      const errorCode = validateConsumerGroupFetch(cg, member.memberId, member.memberEpoch);
       if (errorCode !== ErrorCode.NONE) return { groupId, errorCode, topics: [] };
     }
     const toPartition = (

@@ -8,14 +8,20 @@ export class OffsetStore {
   readonly #groups = new Map<string, Map<string, TopicOffsets>>();
 
   replay(group: string, topic: string, partition: number, value: OffsetValue | null): void {
+    this.put(group, topic, partition, value);
+  }
+
+  /** `replay` that returns the value it replaced (undefined: none), to take the record back later. */
+  put(group: string, topic: string, partition: number, value: OffsetValue | null): OffsetValue | undefined {
     let topics = this.#groups.get(group);
     if (value === null) {
       const parts = topics?.get(topic);
-      if (parts === undefined || topics === undefined) return;
+      if (parts === undefined || topics === undefined) return undefined;
+      const previous = parts.get(partition);
       parts.delete(partition);
       if (parts.size === 0) topics.delete(topic);
       if (topics.size === 0) this.#groups.delete(group);
-      return;
+      return previous;
     }
     if (topics === undefined) {
       topics = new Map();
@@ -26,7 +32,9 @@ export class OffsetStore {
       parts = new Map();
       topics.set(topic, parts);
     }
+    const previous = parts.get(partition);
     parts.set(partition, value);
+    return previous;
   }
 
   get(group: string, topic: string, partition: number): OffsetValue | undefined {

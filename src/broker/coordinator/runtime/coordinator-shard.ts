@@ -28,9 +28,20 @@ export interface CoordinatorResult<R, T> {
   transaction?: TransactionalProducer;
 }
 
+/** Takes one replayed record back out of a shard's state. */
+export type Undo = () => void;
+
 export interface CoordinatorShard<R> {
   /** Applies one committed (or about to be committed) record. The only way durable state changes. */
   replay(record: R, offset: bigint, producer?: TransactionalProducer): void;
+  /**
+   * `replay` for a record just written by an operation, returning how to take it back, or null
+   * when this record cannot be taken back. When the log refuses a batch, the runtime undoes its
+   * records (newest first) and fails exactly its operations; if any record of it returned null
+   * (or the shard has no such method) the shard is reloaded from the log instead. An undo runs
+   * only while every record replayed after it has been undone already.
+   */
+  replayUndoable?(record: R, offset: bigint, producer?: TransactionalProducer): Undo | null;
   /** A COMMIT/ABORT marker for `producerId` (written by the runtime or read at load). */
   replayEndTransactionMarker?(producerId: bigint, producerEpoch: number, commit: boolean): void;
   /** Called once the partition is fully loaded, before the first operation (start timers here). */

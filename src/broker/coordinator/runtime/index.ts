@@ -7,9 +7,11 @@ export type {
   CoordinatorTimer,
   RecordSerde,
   ShardContext,
+  Undo,
 } from './coordinator-shard.js';
 export {
   type AppendAttributes,
+  AppendRefusedError,
   InMemoryPartitionWriter,
   type LoadedMarker,
   type LoadedRecord,

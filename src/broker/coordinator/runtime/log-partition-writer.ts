@@ -4,7 +4,9 @@
 // (NOT_ENOUGH_REPLICAS when the ISR is smaller, as Kafka); "committed" means the high watermark has
 // passed the batch (`Partition.waitForHighWatermark`: at once when the ISR is this broker alone,
 // else once the followers have it), within `commitTimeoutMs` (REQUEST_TIMED_OUT), and failing
-// with NOT_LEADER_OR_FOLLOWER when the leadership is lost meanwhile.
+// with NOT_LEADER_OR_FOLLOWER when the leadership is lost meanwhile. A batch the log refuses
+// outright (not written at all) rejects with AppendRefusedError, so the runtime can take back
+// exactly that batch.
 import { ErrorCode, errorInfo, KafkaError } from '../../../protocol/errors.js';
 import { encodeControlBatch, readControlRecord } from '../../../protocol/record-batch/control.js';
 import {
@@ -16,13 +18,14 @@ import {
 } from '../../../protocol/record-batch/index.js';
 import type { MinIsrOf } from '../../replica/min-isr.js';
 import type { Partition } from '../../replica/partition.js';
-import type {
-  AppendAttributes,
-  LoadedMarker,
-  LoadedRecord,
-  PartitionLoader,
-  PartitionWriter,
-  SerializedRecord,
+import {
+  type AppendAttributes,
+  AppendRefusedError,
+  type LoadedMarker,
+  type LoadedRecord,
+  type PartitionLoader,
+  type PartitionWriter,
+  type SerializedRecord,
 } from './partition-writer.js';
 
 /** Bytes read per step while loading: big enough to be quick, small enough to yield often. */
@@ -62,10 +65,18 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
       { timestamp: timestampMs },
     );
     const minIsr = this.minIsrOf(this.topic);
-    const result = await p.appendAsLeader(batch, -1, minIsr);
+    const result = await p.appendAsLeader(batch, -1, minIsr).catch(asRefusal);
     const end = result.lastOffset + 1n;
     await waitForCommit(p, end, this.commitTimeoutMs, minIsr);
     return end;
+  }
+
+  /** max.message.bytes of the partition's log (segment.bytes if smaller): the log refuses larger batches. */
+  maxBatchBytes(partition: number): number {
+    const config = this.partitionOf(partition)?.log.config;
+    return config === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.min(config.maxMessageBytes, config.segmentBytes);
   }
 
   /**
@@ -100,7 +111,7 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
             },
           );
     const minIsr = this.minIsrOf(this.topic);
-    const result = await p.appendAsLeader(batch, -1, minIsr, 'coordinator');
+    const result = await p.appendAsLeader(batch, -1, minIsr, 'coordinator').catch(asRefusal);
     const end = result.lastOffset + 1n;
     await waitForCommit(p, end, this.commitTimeoutMs, minIsr);
     return end;
@@ -187,6 +198,16 @@ function markerOf(
     };
   }
   return null;
+}
+
+/**
+ * A rejected `appendAsLeader` wrote nothing, except when a disk error struck the write itself
+ * (KAFKA_STORAGE_ERROR: the log dir goes offline, its offsets were assigned).
+ */
+function asRefusal(err: unknown): never {
+  if (err instanceof KafkaError && err.code !== ErrorCode.KAFKA_STORAGE_ERROR)
+    throw new AppendRefusedError(err.code, err.message, { cause: err });
+  throw err;
 }
 
 /** Waits until the high watermark passes `offset`; throws KafkaError when it does not. */

@@ -1,6 +1,7 @@
 // The runtime's only contact with the log of the internal topic. A storage-backed
 // implementation lives next to the broker wiring; InMemoryPartitionWriter serves unit tests
 // (and documents the contract).
+import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 
 /** One record of an internal topic as bytes: a null value is a tombstone. */
 export interface SerializedRecord {
@@ -40,12 +41,44 @@ export interface AppendAttributes {
   marker?: TransactionMarker;
 }
 
+/**
+ * The log refused an append before writing any of it (too few in-sync replicas, a batch over
+ * max.message.bytes, no longer the leader): nothing of the batch can ever become committed, so
+ * the runtime may take exactly that batch back. Any other failure leaves the batch's fate unknown
+ * (written but not committed in time, a disk error) and the runtime reloads the shard from the log.
+ */
+export class AppendRefusedError extends KafkaError {
+  constructor(code: number, message?: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = 'AppendRefusedError';
+  }
+}
+
+/** RecordBatch v2 header, up to the record count. */
+export const BATCH_HEADER_BYTES = 61;
+
+/** The largest size a batch of these records can take (RecordBatch v2, uncompressed). */
+export function batchBytesBound(records: readonly SerializedRecord[]): number {
+  let bytes = BATCH_HEADER_BYTES;
+  for (const r of records) bytes += recordBytesBound(r);
+  return bytes;
+}
+
+/**
+ * One record's size at most: its key and value plus the varints around them (length, attributes,
+ * timestamp delta, offset delta, key and value lengths, header count), each at its widest.
+ */
+export function recordBytesBound(r: SerializedRecord): number {
+  return r.key.length + (r.value === null ? 0 : r.value.length) + 36;
+}
+
 export interface PartitionWriter {
   /**
    * Appends `records` to `partition` of the internal topic and resolves once they are
    * committed (replicated to the ISR; on one broker: written to the log), with the offset
    * just past the last record. Appends to one partition are issued one at a time by the
-   * runtime, so the writer may assume no concurrency per partition.
+   * runtime, so the writer may assume no concurrency per partition. Rejects with
+   * `AppendRefusedError` when the log took none of the batch.
    */
   append(
     partition: number,
@@ -53,6 +86,11 @@ export interface PartitionWriter {
     timestampMs: number,
     attributes?: AppendAttributes,
   ): Promise<bigint>;
+  /**
+   * The largest batch `partition` accepts, in bytes (the topic's max.message.bytes): the
+   * runtime never merges operations into a batch past it. Absent: no limit.
+   */
+  maxBatchBytes?(partition: number): number;
 }
 
 export interface PartitionLoader {
@@ -70,14 +108,19 @@ export interface PartitionLoader {
 }
 
 /**
- * Keeps each partition as an array. `failNextAppend` and `holdCommits` let tests exercise
- * write failures and responses held back until the records are committed.
+ * Keeps each partition as an array. `failNextAppend` (a failure of unknown outcome),
+ * `refuseNextAppend` (the log took nothing), `maxBatch` and `holdCommits` let tests exercise
+ * write failures, batch limits and responses held back until the records are committed.
  */
 export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader {
   readonly logs = new Map<number, LoadedRecord[]>();
   /** Markers by partition, keyed by their offset in `logs` (a marker entry there has an empty key). */
   readonly markers = new Map<number, Map<bigint, LoadedMarker>>();
   appendCount = 0;
+  /** Records per append, in order. */
+  readonly appendSizes: number[] = [];
+  /** Refuses (MESSAGE_TOO_LARGE) any batch whose bound exceeds it, as max.message.bytes does. */
+  maxBatch = Number.POSITIVE_INFINITY;
   #failNext: Error | null = null;
   #held: Array<() => void> | null = null;
 
@@ -92,6 +135,15 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
 
   failNextAppend(err: Error): void {
     this.#failNext = err;
+  }
+
+  /** The next append is refused before anything is stored, with `code`. */
+  refuseNextAppend(code: number = ErrorCode.NOT_ENOUGH_REPLICAS): void {
+    this.#failNext = new AppendRefusedError(code, 'refused by the test');
+  }
+
+  maxBatchBytes(): number {
+    return this.maxBatch;
   }
 
   /** From now on appends are stored but only resolve when `releaseCommits()` is called. */
@@ -117,6 +169,9 @@ export class InMemoryPartitionWriter implements PartitionWriter, PartitionLoader
       this.#failNext = null;
       return Promise.reject(err);
     }
+    if (batchBytesBound(records) > this.maxBatch)
+      return Promise.reject(new AppendRefusedError(ErrorCode.MESSAGE_TOO_LARGE, 'batch over maxBatch'));
+    this.appendSizes.push(records.length);
     const log = this.entries(partition);
     if (attributes?.marker !== undefined) {
       const offset = BigInt(log.length);

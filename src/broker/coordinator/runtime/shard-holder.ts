@@ -3,11 +3,17 @@
 //
 // Operations run synchronously on the event loop, so two operations of a shard never
 // overlap. Records are replayed as soon as an operation returns (later operations see them),
-// batched with those of other operations of the same I/O turn, and appended one batch at a
-// time. A response waits for the commit of everything written before it returned, including
-// records of earlier operations it may have read. If an append fails, the in-memory state
-// contains records that never made it to the log: the runtime then drops the shard and
-// reloads it from the log rather than trying to undo them.
+// batched with those of the other operations of the same I/O turn — and of every turn while the
+// previous append is in flight — and appended one batch at a time, each batch within the
+// partition's max.message.bytes. A response waits for the commit of everything written before it
+// returned, including records of earlier operations it may have read, so nothing uncommitted is
+// ever answered.
+//
+// A batch the log refused outright (AppendRefusedError: too few in-sync replicas, too large) is
+// taken back: its records are undone in the shard (newest first) and exactly its operations fail;
+// the operations after it continue. Where that is impossible — a record the shard cannot undo,
+// the leadership lost, or a failure after which the records may still be in the log (a commit
+// timeout, a disk error) — the runtime drops the shard and reloads it from the log instead.
 
 import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { Clock } from './clock.js';
@@ -16,20 +22,26 @@ import type {
   CoordinatorShard,
   CoordinatorTimer,
   RecordSerde,
+  Undo,
 } from './coordinator-shard.js';
 import { KeyedTimers } from './keyed-timers.js';
-import type {
-  AppendAttributes,
-  PartitionWriter,
-  SerializedRecord,
-  TransactionMarker,
+import {
+  type AppendAttributes,
+  AppendRefusedError,
+  BATCH_HEADER_BYTES,
+  type PartitionWriter,
+  recordBytesBound,
+  type SerializedRecord,
+  type TransactionalProducer,
+  type TransactionMarker,
 } from './partition-writer.js';
 
 export type ShardStatus = 'loading' | 'active' | 'closed';
 
 interface Waiter {
   offset: bigint;
-  resolve: () => void;
+  value: unknown;
+  resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
 
@@ -40,6 +52,12 @@ interface PendingBatch {
   attributes?: AppendAttributes;
   /** Offsets the batch takes: its records, or 1 for a marker. */
   size: number;
+  /** Upper bound of its encoded size (`recordBytesBound`), header included. */
+  bytes: number;
+  /** The partition's batch limit when the batch was started (max.message.bytes is dynamic). */
+  maxBytes: number;
+  /** How to take its records back out of the shard, in replay order; null when some cannot be. */
+  undo: Undo[] | null;
 }
 
 export interface HolderHooks {
@@ -56,7 +74,8 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   #committed = 0n;
   #queue: PendingBatch[] = [];
   #waiters: Waiter[] = [];
-  #appending = false;
+  /** The batch being appended (one at a time per partition). */
+  #inFlight: PendingBatch | null = null;
   #flushScheduled = false;
   readonly #timers: KeyedTimers<R>;
 
@@ -88,31 +107,58 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   write<T>(op: (shard: S) => CoordinatorResult<R, T>): Promise<T> {
     const shard = this.#checkActive();
     const res = op(shard);
-    if (res.records.length === 0 && res.onAppended === undefined) {
+    const records = res.records;
+    if (records.length === 0 && res.onAppended === undefined) {
       return this.#waitFor(this.#nextOffset, res.response);
     }
     // Serialize first: a record that cannot be encoded must fail the operation before
     // anything is replayed.
-    const serialized = res.records.map((r) => this.serde.serialize(r));
+    const serialized: SerializedRecord[] = new Array(records.length);
+    let bytes = 0;
+    for (let i = 0; i < records.length; i++) {
+      const s = this.serde.serialize(records[i] as R);
+      serialized[i] = s;
+      bytes += recordBytesBound(s);
+    }
+    const batch = this.#batchFor(res.transaction, bytes);
+    if (batch === null) {
+      // More than one batch may hold: the log would refuse it, so it is refused here, alone.
+      const err = new KafkaError(
+        ErrorCode.RECORD_LIST_TOO_LARGE,
+        `${records.length} records of up to ${bytes} bytes exceed the ${this.#maxBatchBytes()} bytes a batch of partition ${this.partition} may hold`,
+      );
+      if (res.onAppended !== undefined) this.#safely(() => res.onAppended?.(err));
+      return Promise.reject(err);
+    }
     if (res.replayRecords !== false) {
       try {
-        for (const r of res.records) shard.replay(r, this.#nextOffset++, res.transaction);
+        for (const r of records) this.#replay(shard, batch, r, res.transaction);
       } catch (err) {
         // Half-applied records leave the shard inconsistent with its log: reload it.
         this.#fail(err instanceof Error ? err : new Error(String(err)));
         throw err;
       }
     } else {
-      this.#nextOffset += BigInt(res.records.length);
+      this.#nextOffset += BigInt(records.length);
     }
-    const batch = this.#batchFor(
-      res.transaction === undefined ? undefined : { transaction: res.transaction },
-    );
-    batch.records.push(...serialized);
+    for (const s of serialized) batch.records.push(s);
     batch.size += serialized.length;
+    batch.bytes += bytes;
     if (res.onAppended !== undefined) batch.callbacks.push(res.onAppended);
     this.#scheduleFlush();
     return this.#waitFor(this.#nextOffset, res.response);
+  }
+
+  #replay(shard: S, batch: PendingBatch, record: R, producer: TransactionalProducer | undefined): void {
+    const offset = this.#nextOffset++;
+    if (batch.undo === null || shard.replayUndoable === undefined) {
+      batch.undo = null;
+      shard.replay(record, offset, producer);
+      return;
+    }
+    const undo = shard.replayUndoable(record, offset, producer);
+    if (undo === null) batch.undo = null;
+    else batch.undo.push(undo);
   }
 
   /**
@@ -128,33 +174,50 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
       throw err;
     }
     this.#nextOffset += 1n;
-    this.#queue.push({ records: [], callbacks: [], attributes: { marker }, size: 1 });
+    this.#queue.push({
+      records: [],
+      callbacks: [],
+      attributes: { marker },
+      size: 1,
+      bytes: BATCH_HEADER_BYTES,
+      maxBytes: BATCH_HEADER_BYTES,
+      undo: null,
+    });
     this.#scheduleFlush();
     return this.#waitFor(this.#nextOffset, undefined);
   }
 
-  /** The batch to add records to: the last one if it has the same framing, else a new one. */
-  #batchFor(attributes: AppendAttributes | undefined): PendingBatch {
+  /**
+   * The batch to add `bytes` of records to: the last queued one if it has the same framing and
+   * room for them, else a new one; null when they would not fit even in an empty batch.
+   */
+  #batchFor(tx: TransactionalProducer | undefined, bytes: number): PendingBatch | null {
     const last = this.#queue.at(-1);
-    if (attributes === undefined && last !== undefined && last.attributes === undefined) return last;
-    const tx = attributes?.transaction;
-    const lastTx = last?.attributes?.transaction;
-    if (
-      tx !== undefined &&
-      lastTx !== undefined &&
-      tx.producerId === lastTx.producerId &&
-      tx.producerEpoch === lastTx.producerEpoch
-    ) {
-      return last as PendingBatch;
+    if (last !== undefined && last.bytes + bytes <= last.maxBytes) {
+      const lastTx = last.attributes?.transaction;
+      if (tx === undefined ? last.attributes === undefined : sameProducer(tx, lastTx)) return last;
     }
+    const max = this.#maxBatchBytes();
+    if (BATCH_HEADER_BYTES + bytes > max) return null;
     const batch: PendingBatch = {
       records: [],
       callbacks: [],
       size: 0,
-      ...(attributes !== undefined ? { attributes } : {}),
+      bytes: BATCH_HEADER_BYTES,
+      maxBytes: max,
+      undo: [],
+      ...(tx !== undefined ? { attributes: { transaction: tx } } : {}),
     };
     this.#queue.push(batch);
     return batch;
+  }
+
+  /**
+   * The partition's batch limit, read whenever a batch is started: a lower max.message.bytes set
+   * while a batch fills applies from the next one (the log may refuse that batch meanwhile).
+   */
+  #maxBatchBytes(): number {
+    return this.writer.maxBatchBytes?.(this.partition) ?? Number.POSITIVE_INFINITY;
   }
 
   /** Fails every waiter and stops the shard's timers; the holder is unusable afterwards. */
@@ -184,13 +247,13 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   /** Resolves with `value` once everything up to `offset` is committed (one promise per operation). */
   #waitFor<T>(offset: bigint, value: T): Promise<T> {
     if (this.#committed >= offset) return Promise.resolve(value);
-    return new Promise((resolve, reject) =>
-      this.#waiters.push({ offset, resolve: () => resolve(value), reject }),
+    return new Promise<T>((resolve, reject) =>
+      this.#waiters.push({ offset, value, resolve: resolve as (v: unknown) => void, reject }),
     );
   }
 
   #scheduleFlush(): void {
-    if (this.#flushScheduled || this.#appending) return;
+    if (this.#flushScheduled || this.#inFlight !== null) return;
     this.#flushScheduled = true;
     // setImmediate, not a microtask: requests read in the same I/O turn share one append.
     setImmediate(() => {
@@ -200,41 +263,83 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   }
 
   #flush(): void {
-    if (this.status !== 'active' || this.#appending) return;
+    if (this.status !== 'active' || this.#inFlight !== null) return;
     const batch = this.#queue.shift();
     if (batch === undefined) return;
     const end = this.#committed + BigInt(batch.size);
-    this.#appending = true;
-    this.writer.append(this.partition, batch.records, this.clock.now(), batch.attributes).then(
-      (logEnd) => {
-        if (this.status !== 'active') return;
-        this.#appending = false;
-        if (logEnd !== end) {
-          this.#fail(
-            new Error(`partition ${this.partition}: log end ${logEnd} after append, expected ${end}`),
-          );
-          return;
-        }
-        this.#committed = end;
-        for (const cb of batch.callbacks) this.#safely(() => cb(null));
-        this.#release();
-        this.#scheduleFlush();
-      },
-      (err: unknown) => {
-        if (this.status !== 'active') return;
-        this.#appending = false;
-        const error = err instanceof Error ? err : new Error(String(err));
-        for (const cb of batch.callbacks) this.#safely(() => cb(error));
-        this.#fail(error);
-      },
+    this.#inFlight = batch;
+    let appended: Promise<bigint>;
+    try {
+      appended = this.writer.append(this.partition, batch.records, this.clock.now(), batch.attributes);
+    } catch (err) {
+      appended = Promise.reject(err);
+    }
+    appended.then(
+      (logEnd) => this.#appended(batch, end, logEnd),
+      (err: unknown) => this.#appendFailed(batch, err instanceof Error ? err : new Error(String(err))),
     );
+  }
+
+  #appended(batch: PendingBatch, end: bigint, logEnd: bigint): void {
+    if (this.status !== 'active') return;
+    this.#inFlight = null;
+    if (logEnd !== end) {
+      const err = new Error(`partition ${this.partition}: log end ${logEnd} after append, expected ${end}`);
+      for (const cb of batch.callbacks) this.#safely(() => cb(err));
+      this.#fail(err);
+      return;
+    }
+    this.#committed = end;
+    for (const cb of batch.callbacks) this.#safely(() => cb(null));
+    this.#release();
+    this.#scheduleFlush();
+  }
+
+  #appendFailed(batch: PendingBatch, err: Error): void {
+    if (this.status !== 'active') return;
+    this.#inFlight = null;
+    if (this.#takeBack(batch, err)) return;
+    for (const cb of batch.callbacks) this.#safely(() => cb(err));
+    this.#fail(err);
+  }
+
+  /**
+   * Undoes a refused batch — and the batches queued behind it, whose operations ran on top of
+   * it (normally none: a refusal comes back before the next I/O turn) — then fails exactly their
+   * operations and the reads waiting on them. False when the shard must be reloaded instead.
+   */
+  #takeBack(refused: PendingBatch, err: Error): boolean {
+    const code = failureCode(err);
+    if (!(err instanceof AppendRefusedError) || code === ErrorCode.NOT_COORDINATOR) return false;
+    const batches = [refused, ...this.#queue];
+    if (batches.some((b) => b.undo === null)) return false;
+    try {
+      for (let i = batches.length - 1; i >= 0; i--) {
+        const undo = (batches[i] as PendingBatch).undo as Undo[];
+        for (let j = undo.length - 1; j >= 0; j--) (undo[j] as Undo)();
+      }
+    } catch (undoErr) {
+      this.hooks.onError(this.partition, undoErr);
+      return false;
+    }
+    this.hooks.onError(this.partition, err);
+    // Reset before the callbacks run: one may start a new operation (a rebalance).
+    this.#queue = [];
+    this.#nextOffset = this.#committed;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const b of batches) for (const cb of b.callbacks) this.#safely(() => cb(err));
+    const reason = new KafkaError(code, `write to partition ${this.partition} refused: ${err.message}`);
+    for (const w of waiters) w.reject(reason);
+    return true;
   }
 
   #release(): void {
     let i = 0;
     while (i < this.#waiters.length && (this.#waiters[i] as Waiter).offset <= this.#committed) i++;
+    if (i === 0) return;
     const ready = this.#waiters.splice(0, i);
-    for (const w of ready) w.resolve();
+    for (const w of ready) w.resolve(w.value);
   }
 
   #fail(cause: Error): void {
@@ -254,16 +359,27 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   }
 }
 
+function sameProducer(a: TransactionalProducer, b: TransactionalProducer | undefined): boolean {
+  return b !== undefined && a.producerId === b.producerId && a.producerEpoch === b.producerEpoch;
+}
+
 /**
  * The code a failed append answers with, as Kafka's coordinators map it: a lost leadership (or
  * log dir) means another broker coordinates now (NOT_COORDINATOR: the client looks it up
- * again); anything else (too few replicas, a commit timeout) COORDINATOR_NOT_AVAILABLE.
+ * again); a batch too large for the log RECORD_LIST_TOO_LARGE (OffsetCommit answers it as
+ * INVALID_COMMIT_OFFSET_SIZE, other operations as UNKNOWN_SERVER_ERROR: `errorCodeOf`); anything
+ * else (too few replicas, a commit timeout) COORDINATOR_NOT_AVAILABLE.
  */
 function failureCode(cause: Error): number {
   const code = cause instanceof KafkaError ? cause.code : ErrorCode.UNKNOWN_SERVER_ERROR;
-  return code === ErrorCode.NOT_LEADER_OR_FOLLOWER ||
+  if (
+    code === ErrorCode.NOT_LEADER_OR_FOLLOWER ||
     code === ErrorCode.NOT_COORDINATOR ||
     code === ErrorCode.KAFKA_STORAGE_ERROR
-    ? ErrorCode.NOT_COORDINATOR
+  ) {
+    return ErrorCode.NOT_COORDINATOR;
+  }
+  return code === ErrorCode.MESSAGE_TOO_LARGE || code === ErrorCode.RECORD_LIST_TOO_LARGE
+    ? ErrorCode.RECORD_LIST_TOO_LARGE
     : ErrorCode.COORDINATOR_NOT_AVAILABLE;
 }
