@@ -1,14 +1,16 @@
-// `samsa fan-out`: the real command SIGKILLed while a transaction of copied records is open, then
-// run again with --stop-at-end: the target holds every source record exactly once (read with
-// read_committed by our consumer, kcat and confluent-kafka-python), each key on murmur2(key) % 6,
-// in order, with its headers and timestamp. Progress lines; and bad input as one line, exit 1.
+// `samsa fan-out`: the real command SIGKILLed again and again — once while a transaction of
+// copied records is open, then at random points while records are still being produced — and
+// restarted each time, then run with --stop-at-end: the target holds every source record exactly
+// once (read with read_committed by our consumer, kcat and confluent-kafka-python), each key on
+// murmur2(key) % 6, in order, with its headers and timestamp. Progress lines; and bad input as
+// one line, exit 1.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { runFanOut } from '../../src/cli/commands/fan-out.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
-import { Proc } from '../broker/txn/interop-support.js';
+import type { Proc } from '../broker/txn/interop-support.js';
 import { createTopic } from '../client/consumer/support.js';
+import { KillPoints, keepProducing, killWhen, spawnModule } from '../client/patterns/crash-support.js';
 import {
   checkFanOut,
   countUncommitted,
@@ -17,10 +19,11 @@ import {
   readOurs,
   readPython,
 } from '../client/patterns/fan-out-support.js';
-import { LOADER_FLAGS, repoFile } from '../support/repo.js';
+import { committedOffsets } from '../client/patterns/support.js';
+import { repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 import { fails, failsIn } from './operator-support.js';
-import { captureIO, closedPort, lines, MAIN, REPO, runCli } from './support.js';
+import { captureIO, closedPort, lines, runCli } from './support.js';
 
 let b: TestBroker;
 before(async () => {
@@ -33,16 +36,16 @@ after(async () => {
 });
 
 const SHAPE = { keys: 120, keylessEvery: 7 };
+/** Bridges killed at random points, after the first one killed with a transaction open. */
+const RANDOM_KILLS = 3;
 const PROGRESS = /^copied (\d+) records \((\d+)\/s\), lag (\d+), (\d+) transactions/;
 
 function fanOutProcess(args: readonly string[]): Proc {
-  return new Proc(
-    spawn(process.execPath, [...LOADER_FLAGS, MAIN, 'fan-out', ...args, '--bootstrap-server', b.bootstrap], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
+  return spawnModule('src/cli/main.ts', ['fan-out', ...args, '--bootstrap-server', b.bootstrap]);
 }
+
+const sum = (offsets: Map<number, bigint>): number =>
+  [...offsets.values()].reduce((s, o) => s + Number(o), 0);
 
 async function waitFor(what: string, timeoutMs: number, cond: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + scaled(timeoutMs);
@@ -52,8 +55,8 @@ async function waitFor(what: string, timeoutMs: number, cond: () => Promise<bool
   }
 }
 
-test('SIGKILL with a transaction open, then a restart: every record exactly once, keyed by murmur2', {
-  timeout: scaled(300_000),
+test(`SIGKILLed ${1 + RANDOM_KILLS} times (once with a transaction open, then at random points while records are produced) and restarted: every record exactly once, keyed by murmur2, in order`, {
+  timeout: scaled(480_000),
 }, async (t) => {
   await createTopic(b, 'cli-orders', 2);
   await fillSource(b.bootstrap, 'cli-orders', 0, 4000, SHAPE);
@@ -67,12 +70,14 @@ test('SIGKILL with a transaction open, then a restart: every record exactly once
     '--group',
     'cli-widen',
   ];
-  // Transactions of 1,000 records and no time limit: 4 are committed, then the records appended
-  // below wait in a fifth, open one.
+  // Kill 1, at a known point: transactions of 2,500 records and no time limit. A transaction
+  // commits after the poll that takes it to 2,500 (a poll returns at most 500 records), so of
+  // the 4,000 + 500 records below one transaction of 2,500-2,999 is committed and the rest
+  // (1,501-2,000) wait in a second, open one.
   const first = fanOutProcess([
     ...common,
     '--max-records-per-transaction',
-    '1000',
+    '2500',
     '--commit-interval-ms',
     '600000',
     '--progress-interval-ms',
@@ -84,37 +89,82 @@ test('SIGKILL with a transaction open, then a restart: every record exactly once
       start,
       'fan-out cli-orders (2 partitions) -> cli-orders-wide (6 partitions, created), group cli-widen, transactional.id cli-widen:cli-orders',
     );
-    const line = await first.waitLine((l) => Number(PROGRESS.exec(l)?.[1]) >= 4000, 120_000);
-    assert.match(line, /^copied 4000 records \(\d+\/s\), lag 0, 4 transactions$/);
+    const line = await first.waitLine((l) => Number(PROGRESS.exec(l)?.[1]) >= 2500, 120_000);
+    assert.match(line, /^copied 2[5-9]\d\d records \(\d+\/s\), lag \d+, 1 transactions$/);
+    await waitFor('the source in the target', 120_000, async () => {
+      return (await countUncommitted(b.bootstrap, 'cli-orders-wide')) >= 4000;
+    });
     await fillSource(b.bootstrap, 'cli-orders', 4000, 500, SHAPE);
-    await waitFor('the fifth transaction to hold 500 records', 120_000, async () => {
+    await waitFor('the open transaction to hold 500 more records', 120_000, async () => {
       return (await countUncommitted(b.bootstrap, 'cli-orders-wide')) >= 4500;
     });
   } finally {
     await first.kill('SIGKILL');
   }
   assert.equal(first.child.signalCode, 'SIGKILL');
+  const visible = (await readKcat(b.bootstrap, 'cli-orders-wide')).length;
+  assert.ok(visible >= 2500 && visible < 3000, `the committed transaction is visible (${visible} records)`);
   assert.equal(
-    (await readKcat(b.bootstrap, 'cli-orders-wide')).length,
-    4000,
-    'the open transaction is invisible',
+    sum(await committedOffsets(b, 'cli-widen')),
+    visible,
+    'the group committed the source offsets of exactly the visible records',
+  );
+  assert.equal(
+    await countUncommitted(b.bootstrap, 'cli-orders-wide'),
+    4500,
+    'the open transaction is in the log, invisible',
   );
 
-  await fillSource(b.bootstrap, 'cli-orders', 4500, 2500, SHAPE);
-  const second = await runCli(['fan-out', ...common, '--stop-at-end', '--bootstrap-server', b.bootstrap], {
+  // Kills 2 and on, at random points: records keep arriving while bridges (default transaction
+  // limits) come and go, each killed a random time after its first committed transaction —
+  // with a transaction open, while it commits, or between two.
+  const points = new KillPoints();
+  t.diagnostic(`kill points from SAMSA_KILL_SEED=${points.seed}`);
+  const producing = keepProducing(
+    (from, count) => fillSource(b.bootstrap, 'cli-orders', from, count, SHAPE),
+    4500,
+    100,
+    100,
+  );
+  let total: number;
+  try {
+    for (let n = 0; n < RANDOM_KILLS; n++) {
+      const p = fanOutProcess([...common, '--progress-interval-ms', '50']);
+      const extraMs = points.between(0, 1500);
+      await killWhen(
+        p,
+        () => p.lines.some((l) => Number(PROGRESS.exec(l)?.[4]) >= 1),
+        `bridge ${n + 2} to commit a transaction`,
+        extraMs,
+      );
+      t.diagnostic(`bridge ${n + 2}: killed ${extraMs} ms after its first commit, at "${p.lines.at(-1)}"`);
+    }
+  } finally {
+    total = await producing.stop();
+  }
+
+  const last = await runCli(['fan-out', ...common, '--stop-at-end', '--bootstrap-server', b.bootstrap], {
     timeoutMs: 180_000,
   });
-  assert.equal(second.code, 0, second.stderr);
-  const out = lines(second.stdout);
+  assert.equal(last.code, 0, last.stderr);
+  const out = lines(last.stdout);
   assert.match(
     out[0]!,
     /^fan-out cli-orders \(2 partitions\) -> cli-orders-wide \(6 partitions\), group cli-widen/,
   );
-  assert.match(out.at(-1)!, /^done: copied 3000 records in \d+\.\d s, lag 0$/);
-  const total = 7000;
+  const done = /^done: copied (\d+) records in \d+\.\d s, lag 0$/.exec(out.at(-1)!);
+  assert.ok(done, out.at(-1));
+  // (The group's offsets cannot be read before this run: a bridge killed between sending its
+  // offsets to the transaction and committing it leaves them pending until this run fences it.)
+  const copied = Number(done[1]);
+  assert.ok(copied > 0 && copied <= total - visible, `the last bridge copied what was left (${copied})`);
+  assert.equal(sum(await committedOffsets(b, 'cli-widen')), total, 'the group committed the whole source');
   const aborted = (await countUncommitted(b.bootstrap, 'cli-orders-wide')) - total;
-  assert.ok(aborted >= 500, `the killed bridge's open transaction was aborted (${aborted} records)`);
-  t.diagnostic(`${aborted} aborted records in the log`);
+  assert.ok(
+    aborted >= 4500 - visible,
+    `the killed bridges' open transactions were aborted (${aborted} records)`,
+  );
+  t.diagnostic(`${total} records; ${aborted} aborted records in the log`);
 
   checkFanOut(await readOurs(b.bootstrap, 'cli-orders-wide', 6), total, 6, SHAPE, 'our consumer');
   checkFanOut(await readKcat(b.bootstrap, 'cli-orders-wide'), total, 6, SHAPE, 'kcat');

@@ -26,6 +26,7 @@ import {
   CK,
   checkTopic,
   DEBUG_DIR,
+  duplicatedCopies,
   LiveReader,
   OURS,
   OurProducer,
@@ -35,6 +36,7 @@ import {
   readAllOurs,
   TOPICS,
 } from './loss-clients.js';
+import { clientEpochCopies } from './loss-epoch-copies.js';
 import {
   batchEnd,
   batchRecords,
@@ -310,9 +312,21 @@ test('no acknowledged record lost through kill -9 and SIGSTOP of leaders, follow
   // Read back with two different consumers.
   const views = await waitForFullIsr(cluster, TOPICS);
   const oursRead = await readAllOurs(cluster.bootstrap());
-  checkTopic('our consumer', oursRead.get(CK)!, 'ck', py.acked);
+  // librdkafka 2.0.2 may re-send batches under a bumped epoch after a leader change (librdkafka
+  // #4953): copies no broker can refuse. Only those are set aside, after reading the producer id
+  // and epoch of every copy; our producer gets no such allowance.
+  const epochCopies = await clientEpochCopies(
+    cluster.bootstrap(),
+    CK,
+    duplicatedCopies(oursRead.get(CK)!, py.acked),
+  );
+  if (epochCopies.described.length > 0)
+    say(
+      `librdkafka re-sent ${epochCopies.keys.size} records under a new producer epoch: ${epochCopies.described.slice(0, 3).join('; ')}`,
+    );
+  checkTopic('our consumer', oursRead.get(CK)!, 'ck', py.acked, epochCopies.keys);
   checkTopic('our consumer', oursRead.get(OURS)!, 'ours', ours.acked);
-  checkTopic('kcat', await readAllKcat(cluster.bootstrap(), CK), 'ck', py.acked);
+  checkTopic('kcat', await readAllKcat(cluster.bootstrap(), CK), 'ck', py.acked, epochCopies.keys);
   checkTopic('kcat', await readAllKcat(cluster.bootstrap(), OURS), 'ours', ours.acked);
 
   // For the reader of the log: how often a broker found it had not run for half a session.

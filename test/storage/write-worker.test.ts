@@ -147,13 +147,9 @@ test('writes the worker took but did not confirm are written through the thread 
 test('an idle write worker does not keep the process alive', async () => {
   const { dir, cleanup } = tempDir();
   try {
-    const child = spawn(
-      process.execPath,
-      nodeArgs('test/storage/fixtures/append-and-return.ts', dir),
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, nodeArgs('test/storage/fixtures/append-and-return.ts', dir), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

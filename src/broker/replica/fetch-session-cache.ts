@@ -108,6 +108,11 @@ export class FetchSessionCache {
     return this.#sessions.get(id);
   }
 
+  /** The sessions in the cache, in no particular order (for inspection). */
+  values(): IterableIterator<FetchSession> {
+    return this.#sessions.values();
+  }
+
   /** Sessions in the cache (NumIncrementalFetchSessions). */
   get size(): number {
     return this.#sessions.size;

@@ -50,6 +50,41 @@ export async function produce(
   return r.responses[0]!.partitionResponses[0]!;
 }
 
+/** One Fetch (v11, read_uncommitted, no wait) of `partition` from `offset`: its partition answer. */
+export async function fetchOnce(c: RawClient, topic: string, partition: number, offset: bigint) {
+  const r = await c.request(fetchApi, 11, {
+    clusterId: null,
+    replicaId: -1,
+    replicaState: { replicaId: -1, replicaEpoch: -1n },
+    maxWaitMs: 0,
+    minBytes: 0,
+    maxBytes: 4 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset: offset,
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 1 << 20,
+            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+  });
+  return r.responses[0]!.partitions[0]!;
+}
+
 /** Every record from `from` to the high watermark (read_uncommitted). */
 export async function fetchAll(
   c: RawClient,
@@ -60,37 +95,7 @@ export async function fetchAll(
   const out: DecodedRecord[] = [];
   let offset = from;
   for (;;) {
-    const r = await c.request(fetchApi, 11, {
-      clusterId: null,
-      replicaId: -1,
-      replicaState: { replicaId: -1, replicaEpoch: -1n },
-      maxWaitMs: 0,
-      minBytes: 0,
-      maxBytes: 4 << 20,
-      isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
-        {
-          topic,
-          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          partitions: [
-            {
-              partition,
-              currentLeaderEpoch: -1,
-              fetchOffset: offset,
-              lastFetchedEpoch: -1,
-              logStartOffset: -1n,
-              partitionMaxBytes: 1 << 20,
-              replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-            },
-          ],
-        },
-      ],
-      forgottenTopicsData: [],
-      rackId: '',
-    });
-    const p = r.responses[0]!.partitions[0]!;
+    const p = await fetchOnce(c, topic, partition, offset);
     if (p.errorCode !== 0) throw new Error(`fetch error ${p.errorCode}`);
     const records = p.records ?? Buffer.alloc(0);
     let got = 0;

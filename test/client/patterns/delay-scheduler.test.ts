@@ -1,11 +1,14 @@
 // The delay queue end to end against a real broker: records due at various times (delays equal to
 // a level, sums of levels, and in between; deliverAt in absolute time) reach their target no
 // earlier than due, in send order per key and delay, exactly once — also across a scheduler
-// SIGKILLed in the middle of hand-offs and restarted. Lateness is measured and reported, and
-// asserted only against a generous liveness bound. Also: a missing level topic, and a record
-// without routing headers (skipped, the others still delivered).
+// SIGKILLed in the middle of hand-offs and restarted. Lateness is measured and reported; an
+// undisturbed scheduler is held to the precision docs/patterns/delay-queues.md documents (times a
+// generous factor), a killed or frozen one only to a liveness bound. While every record waits
+// the scheduler sleeps: the broker's metrics show no level record read twice and fetches at the
+// long-poll rate only. Also: a missing level topic, and a record without routing headers
+// (skipped, the others still delivered).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { Consumer } from '../../../src/client/consumer/consumer.js';
 import { DELIVER_AT_HEADER, DelayQueue } from '../../../src/client/patterns/delay-queue.js';
@@ -13,20 +16,40 @@ import { startDelayScheduler } from '../../../src/client/patterns/delay-schedule
 import { TopicSetupError } from '../../../src/client/patterns/pattern-topics.js';
 import { Producer } from '../../../src/client/producer/producer.js';
 import type { TestBroker } from '../../../src/testkit/index.js';
-import { Proc } from '../../broker/txn/interop-support.js';
-import { LOADER_FLAGS, moduleFile } from '../../support/repo.js';
+import { parsePrometheusText } from '../../support/prometheus-text.js';
 import { scaled } from '../../support/timeouts.js';
 import { broker, createTopic } from '../consumer/support.js';
+import { spawnModule } from './crash-support.js';
 import { countUncommitted, readKcat } from './fan-out-support.js';
 import { until } from './support.js';
 
-const CHILD = moduleFile('test/client/patterns/delay-scheduler-child.ts');
-/** How late a record may arrive before the test calls it lost: a liveness bound, not precision. */
+const CHILD = 'test/client/patterns/delay-scheduler-child.ts';
+/**
+ * How late a record may arrive when the scheduler was killed or frozen meanwhile, before the test
+ * calls it lost: a liveness bound, not precision.
+ */
 const LIVENESS_MS = 30_000;
+/**
+ * The precision docs/patterns/delay-queues.md#precision documents: the worst p99 lateness it
+ * reports on the shared 2-core machine (load 40-48), for delays that are a level or a sum of
+ * levels, and for delays in between (those add up to the smallest level, 1 s in these tests).
+ */
+const DOCUMENTED_P99_MS = { onLevels: 4_700, inBetween: 6_700 };
+/**
+ * An undisturbed scheduler delivers every record within this many times the documented p99
+ * (scaled by SAMSA_TEST_TIMEOUT_SCALE): never fails for load, catches minutes of lateness.
+ */
+const PRECISION_FACTOR = 3;
+const precisionBound = (onLevels: boolean): number =>
+  scaled(PRECISION_FACTOR * (onLevels ? DOCUMENTED_P99_MS.onLevels : DOCUMENTED_P99_MS.inBetween));
+/** Fetch requests per second an idle scheduler may send: its long poll allows 1000 / 100 ms. */
+const IDLE_FETCHES_PER_SECOND = 20;
+/** poll() calls per second of an idle scheduler: it wakes every 500 ms, or when a record comes. */
+const IDLE_POLLS_PER_SECOND = 20;
 
 let b: TestBroker;
 before(async () => {
-  b = await broker({ 'transaction.state.log.num.partitions': 3 });
+  b = await broker({ 'transaction.state.log.num.partitions': 3, 'http.listener': '127.0.0.1:0' });
 });
 after(async () => {
   await b?.close();
@@ -91,8 +114,15 @@ function parse(value: string): { delay: string; key: string; seq: number } {
   return { delay: delay!, key: key!, seq: Number(seq) };
 }
 
-/** Exactly once, never early, live, and in send order per key and delay (in target offset order). */
-function checkArrivals(arrivals: readonly Arrival[], expected: number): void {
+/**
+ * Exactly once, never early, no later than `lateBoundMs(value)`, and in send order per key and
+ * delay (in target offset order).
+ */
+function checkArrivals(
+  arrivals: readonly Arrival[],
+  expected: number,
+  lateBoundMs: (value: string) => number = () => scaled(LIVENESS_MS),
+): void {
   const byValue = new Map<string, Arrival>();
   for (const a of arrivals) {
     assert.ok(!byValue.has(a.value), `${a.value} delivered twice`);
@@ -102,9 +132,10 @@ function checkArrivals(arrivals: readonly Arrival[], expected: number): void {
       a.arrivedAt >= a.deliverAt,
       `${a.value} arrived ${a.deliverAt - a.arrivedAt} ms before it was due`,
     );
+    const bound = lateBoundMs(a.value);
     assert.ok(
-      a.arrivedAt - a.deliverAt <= scaled(LIVENESS_MS),
-      `${a.value} was ${a.arrivedAt - a.deliverAt} ms late`,
+      a.arrivedAt - a.deliverAt <= bound,
+      `${a.value} was ${a.arrivedAt - a.deliverAt} ms late (bound ${bound} ms)`,
     );
   }
   assert.equal(byValue.size, expected);
@@ -117,6 +148,9 @@ function checkArrivals(arrivals: readonly Arrival[], expected: number): void {
     last.set(k, { seq, offset: a.offset });
   }
 }
+
+/** The delays of the first test that are a level or a sum of levels (1 s and 4 s). */
+const ON_LEVELS = ['1000', '4000', '5000', '9000'];
 
 function percentiles(values: number[]): string {
   const s = [...values].sort((x, y) => x - y);
@@ -174,7 +208,7 @@ test('records arrive no earlier than due, in order per key and delay, exactly on
   }
   const stats = scheduler.stats();
   await scheduler.stop();
-  checkArrivals(reader.arrivals, expected);
+  checkArrivals(reader.arrivals, expected, (value) => precisionBound(ON_LEVELS.includes(parse(value).delay)));
   assert.equal(
     stats.delivered,
     expected - keys.length * 4,
@@ -187,12 +221,126 @@ test('records arrive no earlier than due, in order per key and delay, exactly on
       reader.arrivals.filter((a) => pick(parse(a.value).delay)).map((a) => a.arrivedAt - a.deliverAt),
     );
   t.diagnostic(
-    `lateness at the reader, delays that are sums of levels: ${lateness((d) => ['1000', '4000', '5000', '9000'].includes(d))}`,
+    `lateness at the reader, delays that are sums of levels: ${lateness((d) => ON_LEVELS.includes(d))}`,
   );
   t.diagnostic(
-    `lateness at the reader, delays in between: ${lateness((d) => ['300', '1700', '6300', 'at'].includes(d))}`,
+    `lateness at the reader, delays in between: ${lateness((d) => !ON_LEVELS.includes(d) && d !== '0')}`,
   );
   t.diagnostic(`scheduler: ${JSON.stringify(stats)}`);
+});
+
+/**
+ * Consumer.poll() calls in this process while `during` runs — the scheduler's, when it is the
+ * only consumer here: a loop that wakes up to look at records that are not due shows up here
+ * even when it sends no request.
+ */
+async function countPolls(during: () => Promise<unknown>): Promise<number> {
+  const poll = Consumer.prototype.poll;
+  let calls = 0;
+  Consumer.prototype.poll = function (this: Consumer, timeoutMs: number) {
+    calls++;
+    return poll.call(this, timeoutMs);
+  };
+  try {
+    await during();
+  } finally {
+    Consumer.prototype.poll = poll;
+  }
+  return calls;
+}
+
+/** The broker's Fetch requests so far and record bytes fetched from `topic` (its /metrics). */
+async function fetchCounters(topic: string): Promise<{ fetches: number; bytesOut: number }> {
+  const res = await fetch(`http://127.0.0.1:${b.http!.port}/metrics`);
+  assert.equal(res.status, 200);
+  const { samples } = parsePrometheusText(await res.text());
+  let fetches = 0;
+  let bytesOut = 0;
+  for (const x of samples) {
+    // FetchConsumer: Kafka's request name for a consumer's Fetch.
+    if (x.name === 'kafka_network_requestmetrics_requests_total' && x.labels.request?.startsWith('Fetch'))
+      fetches += x.value;
+    if (x.name === 'kafka_server_brokertopicmetrics_bytesout_total' && x.labels.topic === topic)
+      bytesOut += x.value;
+  }
+  return { fetches, bytesOut };
+}
+
+test('while every record waits the scheduler sleeps: no record read twice, fetches at the long-poll rate; then on time', {
+  timeout: scaled(240_000),
+}, async (t) => {
+  const queue = new DelayQueue({ name: 'dp', levels: [1000, 30_000] });
+  await queue.createTopics({ bootstrapServers: b.bootstrap }, { partitions: 2 });
+  await createTopic(b, 'dp-out', 2);
+  const scheduler = await startDelayScheduler(queue, { bootstrapServers: b.bootstrap, group: 'dp-sched' });
+  const total = 200;
+  let reader: Reader | undefined;
+  try {
+    // 31 s = 30 s + 1 s: every record waits in the 30 s level first, and nothing is due before.
+    const producer = new Producer({ bootstrapServers: b.bootstrap });
+    const sentAt = Date.now();
+    try {
+      await Promise.all(
+        Array.from({ length: total }, (_, i) =>
+          producer.send(
+            queue.delayed({
+              topic: 'dp-out',
+              key: `k${i % 10}`,
+              value: `31000/k${i % 10}/${i}`,
+              delayMs: 31_000,
+            }),
+          ),
+        ),
+      );
+    } finally {
+      await producer.close();
+    }
+    await until(
+      () => scheduler.stats().waiting === total,
+      60_000,
+      `the scheduler to hold all ${total} records`,
+    );
+    // Nothing but the scheduler talks to the broker now. Watch it until 2 s before the first
+    // record is due (at most 5 s).
+    const windowMs = Math.min(5000, sentAt + 30_000 - 2000 - Date.now());
+    assert.ok(
+      windowMs >= 1000,
+      `timed out: the scheduler took ${Date.now() - sentAt} ms to read ${total} records`,
+    );
+    const before = await fetchCounters('dp-delay-30s');
+    assert.ok(before.bytesOut > 0 && before.fetches > 0, 'the broker counted the records fetched once');
+    const from = Date.now();
+    const loopBefore = performance.eventLoopUtilization();
+    const polls = await countPolls(() => new Promise((r) => setTimeout(r, windowMs)));
+    const loop = performance.eventLoopUtilization(loopBefore);
+    const after = await fetchCounters('dp-delay-30s');
+    const seconds = (Date.now() - from) / 1000;
+    const stats = scheduler.stats();
+    assert.equal(stats.delivered + stats.forwarded, 0, 'nothing was due in the window');
+    assert.equal(stats.waiting, total);
+    assert.equal(after.bytesOut, before.bytesOut, 'no waiting record was fetched again');
+    const rate = (after.fetches - before.fetches) / seconds;
+    t.diagnostic(
+      `${after.fetches - before.fetches} Fetch requests (${rate.toFixed(1)}/s) and ${polls} poll() calls in ${seconds.toFixed(1)} s while ${total} records waited in ${stats.pausedPartitions} paused partitions; event loop ${(loop.utilization * 100).toFixed(1)}% busy`,
+    );
+    assert.ok(rate < IDLE_FETCHES_PER_SECOND, `busy polling: ${rate.toFixed(1)} Fetch requests/s`);
+    assert.ok(
+      polls / seconds < IDLE_POLLS_PER_SECOND,
+      `busy polling: ${(polls / seconds).toFixed(1)} poll() calls/s`,
+    );
+
+    reader = new Reader('dp-out', 2);
+    await reader.ready('dp-out', 2);
+    await until(() => reader!.arrivals.length >= total, 120_000, `all ${total} records delivered`);
+    await new Promise((r) => setTimeout(r, 500));
+  } finally {
+    await reader?.close();
+    await scheduler.stop();
+  }
+  checkArrivals(reader.arrivals, total, () => precisionBound(true));
+  t.diagnostic(
+    `lateness at the reader: ${percentiles(reader.arrivals.map((a) => a.arrivedAt - a.deliverAt))}`,
+  );
 });
 
 test('a scheduler SIGKILLed mid-way and restarted: every record exactly once, none early', {
@@ -201,12 +349,7 @@ test('a scheduler SIGKILLed mid-way and restarted: every record exactly once, no
   const queue = new DelayQueue({ name: 'dr', levels: [1000, 4000] });
   await queue.createTopics({ bootstrapServers: b.bootstrap }, { partitions: 2 });
   await createTopic(b, 'dr-out', 2);
-  const child = () =>
-    new Proc(
-      spawn(process.execPath, [...LOADER_FLAGS, CHILD, b.bootstrap, 'dr', '1000,4000', 'dr-sched'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
+  const child = () => spawnModule(CHILD, [b.bootstrap, 'dr', '1000,4000', 'dr-sched']);
   const first = child();
   const reader = new Reader('dr-out', 2);
   const producer = new Producer({ bootstrapServers: b.bootstrap });
@@ -255,11 +398,7 @@ test('a frozen scheduler replaced by a new one is fenced when it wakes: no recor
   const queue = new DelayQueue({ name: 'dz', levels: [1000, 4000] });
   await queue.createTopics({ bootstrapServers: b.bootstrap }, { partitions: 2 });
   await createTopic(b, 'dz-out', 2);
-  const zombie = new Proc(
-    spawn(process.execPath, [...LOADER_FLAGS, CHILD, b.bootstrap, 'dz', '1000,4000', 'dz-sched'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
+  const zombie = spawnModule(CHILD, [b.bootstrap, 'dz', '1000,4000', 'dz-sched']);
   const reader = new Reader('dz-out', 2);
   const producer = new Producer({ bootstrapServers: b.bootstrap });
   const total = 2000;

@@ -1,8 +1,14 @@
 // Replay: Consumer.replayFrom(time | offsets) and `samsa consume --from-datetime/--from-offset`.
 // Records are produced with two explicit timestamps, T0 and T1 = T0 + 30 s; replaying from T1
 // reads exactly the second batch, from before T0 everything, from after the last record nothing
-// (then only what is produced next).
+// (then only what is produced next). Under faults: the replay group of docs/patterns/replay.md in
+// a child process, SIGKILLed at random points and restarted, reads exactly the records at or
+// after the time (a run of them stamped exactly at it, the one before it a millisecond earlier),
+// each restart continuing from the group's commits.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { runConsume } from '../../../src/cli/commands/consume.js';
@@ -12,6 +18,7 @@ import { Producer } from '../../../src/client/producer/producer.js';
 import type { TestBroker } from '../../../src/testkit/index.js';
 import { scaled } from '../../support/timeouts.js';
 import { broker, consumer, createTopic } from '../consumer/support.js';
+import { KillPoints, killWhen, logLines, settledCommits, spawnModule } from './crash-support.js';
 
 const TOPIC = 'replay';
 const PARTITIONS = 3;
@@ -21,8 +28,10 @@ const FIRST = Array.from({ length: 30 }, (_, i) => `a${i}`);
 const SECOND = Array.from({ length: 30 }, (_, i) => `b${i}`);
 
 let b: TestBroker;
+let dir: string;
 before(async () => {
   b = await broker();
+  dir = mkdtempSync(join(tmpdir(), 'samsa-replay-'));
   await createTopic(b, TOPIC, PARTITIONS);
   const p = new Producer({ bootstrapServers: b.bootstrap, lingerMs: 2 });
   try {
@@ -40,6 +49,7 @@ before(async () => {
 });
 after(async () => {
   await b?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const all = () => Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition }));
@@ -217,4 +227,105 @@ test('samsa consume --from-offset starts every partition there; bad values are u
     assert.notEqual(rc, 0, `${args.join(' ')} was accepted`);
     assert.match(e.err.join(''), /from-datetime|from-offset/);
   }
+});
+
+const KILLS = 3;
+
+test(`a replay group SIGKILLed ${KILLS} times and restarted reads exactly the records at or after the time, boundary ties included`, {
+  timeout: scaled(360_000),
+}, async (t) => {
+  const topic = 'replay-kill';
+  const group = 'replay-kill-group';
+  const at = Date.now() - 3_600_000;
+  // Per partition 600 records: before `first` stamped up to at − 1 ms (the last one exactly
+  // at − 1), then 100 stamped exactly `at`, then later ones.
+  const PER_PARTITION = 600;
+  const first = [200, 250, 300];
+  const stampOf = (p: number, j: number): number =>
+    j < first[p]! ? at - (first[p]! - j) : j < first[p]! + 100 ? at : at + (j - first[p]! - 99);
+  await createTopic(b, topic, first.length);
+  const producer = new Producer({ bootstrapServers: b.bootstrap, lingerMs: 5 });
+  try {
+    const sends: Promise<unknown>[] = [];
+    for (let p = 0; p < first.length; p++)
+      for (let j = 0; j < PER_PARTITION; j++)
+        sends.push(producer.send({ topic, partition: p, value: `${p}/${j}`, timestamp: stampOf(p, j) }));
+    await Promise.all(sends);
+  } finally {
+    await producer.close();
+  }
+  const expected = new Set<string>();
+  for (let p = 0; p < first.length; p++)
+    for (let j = first[p]!; j < PER_PARTITION; j++) expected.add(`${p}@${j}`);
+
+  const points = new KillPoints();
+  t.diagnostic(`kill points from SAMSA_KILL_SEED=${points.seed}`);
+  const start = (n: number) => {
+    const log = join(dir, `replay-run${n}.log`);
+    return {
+      log,
+      proc: spawnModule('test/client/patterns/replay-child.ts', [b.bootstrap, topic, group, String(at), log]),
+    };
+  };
+  const logs: string[] = [];
+  const commitsAtKill: Map<number, bigint>[] = [];
+  for (let n = 0; n < KILLS; n++) {
+    const { log, proc } = start(n);
+    logs.push(log);
+    const atRecords = points.between(40, 250);
+    await killWhen(
+      proc,
+      () => logLines(log).length >= atRecords,
+      `replay run ${n} to read ${atRecords} records`,
+      0,
+    );
+    commitsAtKill.push(await settledCommits(b, group));
+    t.diagnostic(`run ${n}: killed after ${logLines(log).length} records (kill point ${atRecords})`);
+  }
+  const last = start(KILLS);
+  logs.push(last.log);
+  try {
+    await last.proc.waitLine((l) => l === 'done', 180_000);
+    assert.equal(await last.proc.exited, 0, last.proc.stderr);
+  } finally {
+    await last.proc.kill('SIGKILL');
+  }
+
+  const read = new Set<string>();
+  let duplicates = 0;
+  logs.forEach((log, n) => {
+    const lastOffset = new Map<number, number>();
+    for (const [p, o, value, ts] of logLines(log)) {
+      const partition = Number(p);
+      const offset = Number(o);
+      const id = `${partition}@${offset}`;
+      assert.ok(
+        expected.has(id),
+        `run ${n} read ${id} (${value}, stamped ${Number(ts) - at} ms from the time): before the time`,
+      );
+      assert.equal(value, `${partition}/${offset}`, `run ${n}: the record at ${id}`);
+      assert.equal(Number(ts), stampOf(partition, offset), `run ${n}: the timestamp of ${id}`);
+      assert.ok(
+        offset > (lastOffset.get(partition) ?? -1),
+        `run ${n} read ${id} after offset ${lastOffset.get(partition)}`,
+      );
+      lastOffset.set(partition, offset);
+      if (n > 0) {
+        // A restart continues from the group's commits: it never goes back to the time, and
+        // re-reads only what the killed run read after its last commit.
+        const committed = commitsAtKill[n - 1]!.get(partition);
+        if (committed !== undefined)
+          assert.ok(
+            BigInt(offset) >= committed,
+            `run ${n} read ${id} below the committed offset ${committed}`,
+          );
+      }
+      if (read.has(id)) duplicates++;
+      read.add(id);
+    }
+  });
+  assert.equal(read.size, expected.size, `${expected.size} records at or after the time, ${read.size} read`);
+  t.diagnostic(
+    `${expected.size} records replayed by ${logs.length} runs, ${duplicates} read again after a kill`,
+  );
 });

@@ -6,12 +6,18 @@ import { Producer } from '../../../src/client/producer/producer.js';
 import type { TestBroker } from '../../../src/testkit/index.js';
 import { scaled, TestTimeoutError } from '../../support/timeouts.js';
 
-/** Produces `count` records `key = k<i % keys>`, value `i`, partitioned by key (murmur2). */
-export async function produceKeyed(b: TestBroker, topic: string, count: number, keys: number): Promise<void> {
+/** Produces records i = from .. from + count - 1: `key = k<i % keys>`, value `i`, partitioned by key (murmur2). */
+export async function produceKeyed(
+  b: TestBroker,
+  topic: string,
+  count: number,
+  keys: number,
+  from = 0,
+): Promise<void> {
   const p = new Producer({ bootstrapServers: b.bootstrap, lingerMs: 5 });
   try {
     const sends: Promise<unknown>[] = [];
-    for (let i = 0; i < count; i++)
+    for (let i = from; i < from + count; i++)
       sends.push(p.send({ topic, key: `k${i % keys}`, value: String(i) }) as Promise<unknown>);
     await Promise.all(sends);
   } finally {
