@@ -6,7 +6,11 @@
 //
 //   npm run build && npx tsx bench/client-consumer.ts [--small N] [--large N] [--rounds R]
 //                                                     [--clients samsa,kafkajs,platformatic,librdkafka]
+//                                                     [--base DIR]
 //
+// `--base DIR` adds `samsa-base`: our consumer compiled in another copy of the tree (DIR/dist,
+// built there with `npm run build`), for before/after figures of a client change in the same
+// run, against the same broker (this tree's). A workload with N = 0 is skipped.
 // Workloads: N records of 100 bytes (default 1,000,000) and N of 1 KiB (default 100,000), each
 // in a single-partition topic filled once before the clients run. Every client starts from the
 // earliest offset with its own group (or none) and counts records and payload bytes; records/s
@@ -18,6 +22,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 interface Result {
@@ -28,24 +33,31 @@ interface Result {
   startupSeconds: number;
   recordsPerSec: number;
   maxRssMB: number;
+  /** CPU time (user + system) of the client process from the first record to the last. */
+  cpuMs?: number;
 }
 
 const CLIENTS = ['samsa', 'kafkajs', 'platformatic', 'librdkafka'] as const;
-type ClientName = (typeof CLIENTS)[number];
+type ClientName = (typeof CLIENTS)[number] | 'samsa-base';
 
 /** Times from construction to the first record and from the first record to the n-th. */
 class Clock {
   readonly #t0 = performance.now();
   #first = 0;
+  #cpu0: NodeJS.CpuUsage | null = null;
   count = 0;
   bytes = 0;
   add(n: number, bytes: number): void {
-    if (this.count === 0 && n > 0) this.#first = performance.now();
+    if (this.count === 0 && n > 0) {
+      this.#first = performance.now();
+      this.#cpu0 = process.cpuUsage();
+    }
     this.count += n;
     this.bytes += bytes;
   }
   report(client: string, size: number): void {
     const end = performance.now();
+    const cpu = process.cpuUsage(this.#cpu0 ?? undefined);
     const seconds = (end - this.#first) / 1000;
     const r: Result = {
       client,
@@ -55,6 +67,7 @@ class Clock {
       startupSeconds: (this.#first - this.#t0) / 1000,
       recordsPerSec: this.count / seconds,
       maxRssMB: process.resourceUsage().maxRSS / 1024,
+      cpuMs: (cpu.user + cpu.system) / 1000,
     };
     process.stdout.write(`RESULT ${JSON.stringify(r)}\n`);
   }
@@ -62,8 +75,19 @@ class Clock {
 
 // ---- workers ------------------------------------------------------------------------------
 
-async function samsaWorker(bootstrap: string, topic: string, n: number, size: number): Promise<void> {
-  const { Consumer } = await import('../src/client/consumer/index.js');
+async function samsaWorker(
+  bootstrap: string,
+  topic: string,
+  n: number,
+  size: number,
+  baseDir?: string,
+): Promise<void> {
+  // The consumer of another tree (`--base`), or ours (dist/bench → dist/src).
+  const { Consumer } = (await import(
+    baseDir === undefined
+      ? '../src/client/consumer/index.js'
+      : pathToFileURL(join(baseDir, 'dist/src/client/consumer/index.js')).href
+  )) as typeof import('../src/client/consumer/index.js');
   const clock = new Clock();
   const consumer = new Consumer({
     bootstrapServers: bootstrap,
@@ -77,7 +101,7 @@ async function samsaWorker(bootstrap: string, topic: string, n: number, size: nu
     for (const r of records) bytes += r.value === null ? 0 : r.value.length;
     clock.add(records.length, bytes);
   }
-  clock.report('samsa', size);
+  clock.report(baseDir === undefined ? 'samsa' : 'samsa-base', size);
   await consumer.close();
 }
 
@@ -146,6 +170,9 @@ print('RESULT ' + json.dumps({'client': 'librdkafka', 'records': count, 'size': 
 
 // ---- orchestration ------------------------------------------------------------------------
 
+const cpuPerRecord = (r: Result): string =>
+  r.cpuMs === undefined ? '-' : ((r.cpuMs * 1000) / r.records).toFixed(2);
+
 function runChild(cmd: string, args: string[]): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -204,14 +231,16 @@ async function orchestrate(): Promise<void> {
       large: { type: 'string', default: '100000' },
       clients: { type: 'string', default: CLIENTS.join(',') },
       rounds: { type: 'string', default: '2' },
+      base: { type: 'string' },
     },
   });
   const rounds = Number(values.rounds);
   const clients = values.clients!.split(',') as ClientName[];
+  if (values.base !== undefined) clients.splice(clients.indexOf('samsa') + 1, 0, 'samsa-base');
   const workloads = [
     { n: Number(values.small), size: 100 },
     { n: Number(values.large), size: 1024 },
-  ];
+  ].filter((w) => w.n > 0);
   const dataDir = mkdtempSync(join(tmpdir(), 'samsa-bench-'));
   const { child, bootstrap } = await startBrokerProcess(dataDir);
   const results: Result[] = [];
@@ -232,9 +261,10 @@ async function orchestrate(): Promise<void> {
                   bootstrap,
                   topic,
                   ...args,
+                  ...(c === 'samsa-base' ? [values.base!] : []),
                 ]);
           process.stdout.write(
-            `round ${round + 1} ${c.padEnd(13)} ${String(w.n).padStart(8)} × ${String(w.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, startup ${r.startupSeconds.toFixed(2)} s, peak RSS ${r.maxRssMB.toFixed(0)} MB\n`,
+            `round ${round + 1} ${c.padEnd(13)} ${String(w.n).padStart(8)} × ${String(w.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, startup ${r.startupSeconds.toFixed(2)} s, peak RSS ${r.maxRssMB.toFixed(0)} MB, CPU ${cpuPerRecord(r)} µs/record\n`,
           );
           const prev = results.findIndex((x) => x.client === c && x.size === w.size);
           if (prev < 0) results.push(r);
@@ -251,7 +281,7 @@ async function orchestrate(): Promise<void> {
   }
   for (const r of results) {
     process.stdout.write(
-      `best ${r.client.padEnd(13)} ${String(r.records).padStart(8)} × ${String(r.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, peak RSS ${r.maxRssMB.toFixed(0)} MB\n`,
+      `best ${r.client.padEnd(13)} ${String(r.records).padStart(8)} × ${String(r.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, peak RSS ${r.maxRssMB.toFixed(0)} MB, CPU ${cpuPerRecord(r)} µs/record\n`,
     );
   }
   for (const w of workloads) {
@@ -267,12 +297,15 @@ async function orchestrate(): Promise<void> {
 
 const workerIdx = process.argv.indexOf('--worker');
 if (workerIdx >= 0) {
-  const [name, bootstrap, topic, n, size] = process.argv.slice(workerIdx + 1);
-  const fn = { samsa: samsaWorker, kafkajs: kafkajsWorker, platformatic: platformaticWorker }[
-    name as 'samsa'
-  ];
+  const [name, bootstrap, topic, n, size, baseDir] = process.argv.slice(workerIdx + 1);
+  const fn = {
+    samsa: samsaWorker,
+    'samsa-base': samsaWorker,
+    kafkajs: kafkajsWorker,
+    platformatic: platformaticWorker,
+  }[name as 'samsa'];
   if (fn === undefined) throw new Error(`unknown worker ${name}`);
-  await fn(bootstrap!, topic!, Number(n), Number(size));
+  await fn(bootstrap!, topic!, Number(n), Number(size), baseDir);
   process.exit(0);
 } else {
   await orchestrate();

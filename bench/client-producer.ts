@@ -4,7 +4,11 @@
 //
 //   npx tsx bench/client-producer.ts [--small N] [--large N] [--runs N] [--warmup N]
 //                                    [--clients samsa,samsa-1000,kafkajs,platformatic,librdkafka]
+//                                    [--base DIR]
 //
+// `--base DIR` adds `base:samsa`: our producer from another copy of the tree (its workers file
+// bundled from DIR), for before/after figures of a client change in the same run against the
+// same broker; `base:NAME` in --clients picks other variants (e.g. base:samsa-1000).
 // Fairness rules:
 // - The broker runs in its own process; every client run is a fresh child process, so peak RSS
 //   (getrusage maxrss) is the client's own. The Node workers are bundled with esbuild first and
@@ -121,14 +125,18 @@ function startBrokerProcess(dataDir: string): Promise<{ child: ChildProcess; boo
 const BASELINE = `process.stdout.write('RESULT ' + JSON.stringify({ client: 'node-baseline', records: 0, size: 0,
   seconds: 1, recordsPerSec: 0, p50: 0, p99: 0, maxRssMB: process.resourceUsage().maxRSS / 1024, cpuMs: 0 }) + '\\n')`;
 
-/** Bundles the Node workers (our client included; npm packages stay external) for plain node. */
-async function bundleWorkers(): Promise<string> {
+/**
+ * Bundles the Node workers (our client included; npm packages stay external) for plain node;
+ * `tree` = another copy of the repository (`--base`), whose client is bundled instead.
+ */
+async function bundleWorkers(tree?: string): Promise<string> {
   const { build } = await import('esbuild');
   const dir = join(process.cwd(), '.bench-tmp');
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, 'client-producer-workers.mjs');
+  const outfile = join(dir, tree === undefined ? 'client-producer-workers.mjs' : 'client-producer-base.mjs');
   await build({
-    entryPoints: ['bench/client-producer-workers.ts'],
+    entryPoints: [join(tree ?? '.', 'bench/client-producer-workers.ts')],
+    nodePaths: [join(process.cwd(), 'node_modules')],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -183,6 +191,7 @@ function summarize(results: Result[], clients: string[], sizes: number[]): void 
       for (const c of clients) {
         const other = best.get(`${c}/${size}`);
         if (c.startsWith('samsa') || other === undefined) continue;
+        if (c.startsWith('base:') && c !== `base:${mine}`) continue;
         process.stdout.write(
           `ratio ${size} B: ${mine} / ${c} = ${(ours.recordsPerSec / other.recordsPerSec).toFixed(2)}× records/s, ` +
             `${(minRss(mine, size) / minRss(c, size)).toFixed(2)}× peak RSS\n`,
@@ -200,15 +209,19 @@ async function orchestrate(): Promise<void> {
       runs: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '100000' },
       clients: { type: 'string', default: CLIENTS.join(',') },
+      base: { type: 'string' },
     },
   });
   const clients = values.clients!.split(',');
+  if (values.base !== undefined && !clients.some((c) => c.startsWith('base:')))
+    clients.splice(clients.indexOf('samsa') + 1, 0, 'base:samsa');
   const runs = Number(values.runs);
   const workloads = [
     { n: Number(values.small), size: 100 },
     { n: Number(values.large), size: 1024 },
   ].filter((w) => w.n > 0);
   const bundle = await bundleWorkers();
+  const baseBundle = values.base !== undefined ? await bundleWorkers(values.base) : null;
   const dataDir = mkdtempSync(join(tmpdir(), 'samsa-bench-'));
   const { child, bootstrap } = await startBrokerProcess(dataDir);
   const results: Result[] = [];
@@ -216,14 +229,17 @@ async function orchestrate(): Promise<void> {
   const admin = new Admin({ bootstrapServers: bootstrap });
   /** One client run on a fresh single-partition topic, deleted afterwards. */
   const runOnce = async (c: string, n: number, size: number, tag: string): Promise<Result> => {
-    const topic = `bench-${c}-${size}-${tag}-${Date.now()}`;
+    const topic = `bench-${c.replace(':', '-')}-${size}-${tag}-${Date.now()}`;
     await admin.createTopics([{ name: topic, numPartitions: 1, replicationFactor: 1 }]);
     const args = [bootstrap, topic, String(n), String(size)];
     const brokerCpu0 = processCpuMs(child.pid!);
     const r =
       c === 'librdkafka'
         ? await runChild('/usr/bin/python3', ['-c', PYTHON_WORKER, ...args])
-        : await runChild(process.execPath, [bundle, '--worker', c, ...args]);
+        : c.startsWith('base:')
+          ? await runChild(process.execPath, [baseBundle!, '--worker', c.slice(5), ...args])
+          : await runChild(process.execPath, [bundle, '--worker', c, ...args]);
+    r.client = c;
     r.brokerCpuMs = processCpuMs(child.pid!) - brokerCpu0;
     await admin.deleteTopics([topic]);
     return r;

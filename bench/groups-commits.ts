@@ -15,7 +15,7 @@
 // <dir>` plus a node_modules link) and alternates the two brokers round by round, so before and
 // after come from the same run.
 // Run: npx tsx bench/groups-commits.ts   (BENCH_MS=3000 per phase, ROUNDS=3, GROUPS=1000,
-// SOCKETS=4, WINDOW=256, OPS=baseline,pipelined,oneEach, BEFORE=<dir>, PROFILE=<dir>)
+// SOCKETS=4, WINDOW=256, OPS=baseline,pipelined,oneEach, BEFORE=<dir>, PROFILE=<dir>, PROFILE_US=200)
 
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';

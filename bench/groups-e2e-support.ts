@@ -116,29 +116,40 @@ export async function setup(conn: WireConn): Promise<void> {
     const partition = coordinatorPartition(groupId, OFFSETS_PARTITIONS);
     if (warmed.has(partition)) continue;
     warmed.add(partition);
-    const r = await conn.request(offsetCommitApi, 8, {
-      groupId,
-      generationIdOrMemberEpoch: -1,
-      memberId: '',
-      groupInstanceId: null,
-      retentionTimeMs: -1n,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [
-            {
-              partitionIndex: 0,
-              committedOffset: 0n,
-              committedLeaderEpoch: -1,
-              commitTimestamp: -1n,
-              committedMetadata: '',
-            },
-          ],
-        },
-      ],
-    });
-    if (r.topics[0]?.partitions[0]?.errorCode !== 0) throw new Error('warm-up commit failed');
+    await simpleCommit(conn, groupId, 0, 0n);
   }
+}
+
+/** OffsetCommit v8 of a consumer without group management (generation -1); throws on an error. */
+export async function simpleCommit(
+  conn: WireConn,
+  groupId: string,
+  partitionIndex: number,
+  committedOffset: bigint,
+): Promise<void> {
+  const r = await conn.request(offsetCommitApi, 8, {
+    groupId,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: TOPIC,
+        partitions: [
+          {
+            partitionIndex,
+            committedOffset,
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: '',
+          },
+        ],
+      },
+    ],
+  });
+  const code = r.topics[0]?.partitions[0]?.errorCode;
+  if (code !== 0) throw new Error(`OffsetCommit of ${groupId}: error ${code}`);
 }
 
 /** FindCoordinator until the group's partition of __consumer_offsets is created and loaded. */

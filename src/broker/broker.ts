@@ -40,6 +40,7 @@ import {
 } from './network/broker-listeners.js';
 import { BufferPool } from './network/buffer-pool.js';
 import { interBrokerLinkSecurity, type LinkSecurity } from './network/inter-broker-link.js';
+import { pipelineTable } from './network/threads/network-threads.js';
 import { startQuotas } from './quota/quota-wiring.js';
 import { FetchSessionCache } from './replica/fetch-session-cache.js';
 import { minIsrOf } from './replica/min-isr.js';
@@ -240,7 +241,8 @@ async function assemble(
   });
   cleanups.push(() => txns.close());
   followPublisher(publisher, { replicas, internalTopics: [groups.internalTopic, txns.internalTopic] });
-  const buffers = new BufferPool();
+  // With network threads, fetch reads are shared with the thread that writes them (no copy).
+  const buffers = new BufferPool({ shared: config.numNetworkThreads > 1 });
   cleanups.push(() => buffers.close());
   const quotas = await startQuotas({
     configs,
@@ -291,6 +293,11 @@ async function assemble(
     buffers,
     scramCredentials: (user, mechanism) => scram.lookup(user, mechanism),
     connectionQuotas: quotas.connectionQuotas,
+    networkThreads: {
+      threads: config.numNetworkThreads,
+      pipelinable: pipelineTable((key) => services.registry.get(key)),
+      quotasEnabled: () => services.quotas?.enabled === true,
+    },
   });
   cleanups.push(() => server.close());
   const endpoints = server.endpoints(config);

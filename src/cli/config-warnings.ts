@@ -1,6 +1,6 @@
 // Startup warnings about the broker's config keys, as Kafka logs them: a key no Kafka broker
 // knows gets "was supplied but isn't a known config" (plus the closest real key), and the Kafka
-// keys samsa accepts but does not act on (num.network.threads, …) are named once, so nobody
+// keys samsa accepts but does not act on (num.io.threads, …) are named once, so nobody
 // believes a setting works when it is only tolerated.
 
 import { BROKER_CONFIGS } from '../broker/config/broker-configs.js';

@@ -15,6 +15,8 @@ export class BrokerPool {
   readonly options: ResolvedClientOptions;
   #bootstrap: BrokerLink[];
   #links = new Map<number, BrokerLink>();
+  /** Second links for group coordinator requests (`coordinatorLink`), by broker id. */
+  #coordinatorLinks = new Map<number, BrokerLink>();
   #brokers = new Map<number, BrokerAddress>();
   #closed = false;
   #features: FinalizedFeatures = NO_FINALIZED_FEATURES;
@@ -54,11 +56,13 @@ export class BrokerPool {
   updateBrokers(list: readonly BrokerAddress[]): void {
     const next = new Map<number, BrokerAddress>();
     for (const b of list) next.set(b.nodeId, b);
-    for (const [id, link] of this.#links) {
-      const b = next.get(id);
-      if (b === undefined || b.host !== link.host || b.port !== link.port) {
-        link.close();
-        this.#links.delete(id);
+    for (const links of [this.#links, this.#coordinatorLinks]) {
+      for (const [id, link] of links) {
+        const b = next.get(id);
+        if (b === undefined || b.host !== link.host || b.port !== link.port) {
+          link.close();
+          links.delete(id);
+        }
       }
     }
     this.#brokers = next;
@@ -68,11 +72,28 @@ export class BrokerPool {
   linkTo(addr: BrokerAddress): BrokerLink {
     const known = this.#brokers.get(addr.nodeId);
     if (known === undefined || known.host !== addr.host || known.port !== addr.port) {
-      this.#links.get(addr.nodeId)?.close();
-      this.#links.delete(addr.nodeId);
+      for (const links of [this.#links, this.#coordinatorLinks]) {
+        links.get(addr.nodeId)?.close();
+        links.delete(addr.nodeId);
+      }
       this.#brokers.set(addr.nodeId, addr);
     }
     return this.link(addr.nodeId)!;
+  }
+
+  /**
+   * `linkTo` for a group coordinator: a second connection to that broker, as Java's consumer
+   * keeps one. A broker answers a connection's requests in order, so on the shared link an
+   * OffsetCommit, Heartbeat or JoinGroup would wait behind a Fetch long poll (fetch.max.wait.ms).
+   */
+  coordinatorLink(addr: BrokerAddress): BrokerLink {
+    this.linkTo(addr);
+    let link = this.#coordinatorLinks.get(addr.nodeId);
+    if (link === undefined) {
+      link = new BrokerLink(addr.nodeId, addr.host, addr.port, this.options);
+      this.#coordinatorLinks.set(addr.nodeId, link);
+    }
+    return link;
   }
 
   /** The link to a broker id from metadata, or undefined if its address is unknown. */
@@ -122,8 +143,10 @@ export class BrokerPool {
   close(): void {
     this.#closed = true;
     for (const l of this.#links.values()) l.close();
+    for (const l of this.#coordinatorLinks.values()) l.close();
     for (const l of this.#bootstrap) l.close();
     this.#links.clear();
+    this.#coordinatorLinks.clear();
   }
 }
 

@@ -128,6 +128,7 @@ const KAFKA_KEYS: Record<string, [string, 'int' | 'string' | 'bool' | 'acks']> =
   'metadata.max.age.ms': ['metadataMaxAgeMs', 'int'],
   acks: ['acks', 'acks'],
   'batch.size': ['batchSize', 'int'],
+  'batch.max.size': ['batchMaxSize', 'int'],
   'linger.ms': ['lingerMs', 'int'],
   'buffer.memory': ['bufferMemory', 'int'],
   'max.block.ms': ['maxBlockMs', 'int'],

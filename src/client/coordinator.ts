@@ -28,10 +28,16 @@ export class Coordinators {
 
   invalidate(keyType: number, key: string): void {
     this.#cache.delete(`${keyType}:${key}`);
+    this.#cache.delete(`${keyType}:${key}:own`);
   }
 
-  async find(keyType: number, key: string, timeoutMs: number): Promise<BrokerLink> {
-    const cached = this.#cache.get(`${keyType}:${key}`);
+  /**
+   * `ownConnection`: a connection to the coordinator used for nothing else (`coordinatorLink`),
+   * so that its requests never queue behind a Fetch long poll to the same broker (the consumer).
+   */
+  async find(keyType: number, key: string, timeoutMs: number, ownConnection = false): Promise<BrokerLink> {
+    const cacheKey = ownConnection ? `${keyType}:${key}:own` : `${keyType}:${key}`;
+    const cached = this.#cache.get(cacheKey);
     // The pool closes a link when metadata drops its broker (a dead coordinator's, typically):
     // a closed link would fail every later request with ClientClosedError, never retried.
     if (cached !== undefined && !cached.closed) return cached;
@@ -40,8 +46,8 @@ export class Coordinators {
     let last: Error | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        const link = await this.#lookup(keyType, key);
-        this.#cache.set(`${keyType}:${key}`, link);
+        const link = await this.#lookup(keyType, key, ownConnection);
+        this.#cache.set(cacheKey, link);
         return link;
       } catch (err) {
         if (!(err instanceof KafkaClientError) || !err.retriable) throw err;
@@ -53,7 +59,7 @@ export class Coordinators {
     }
   }
 
-  async #lookup(keyType: number, key: string): Promise<BrokerLink> {
+  async #lookup(keyType: number, key: string, ownConnection: boolean): Promise<BrokerLink> {
     const any = await this.#pool.any();
     const res = await any.request(
       findCoordinatorApi,
@@ -76,6 +82,8 @@ export class Coordinators {
     const addr = c
       ? { nodeId: c.nodeId, host: c.host, port: c.port }
       : { nodeId: res.nodeId, host: res.host, port: res.port };
-    return this.#pool.linkTo({ ...addr, rack: null });
+    return ownConnection
+      ? this.#pool.coordinatorLink({ ...addr, rack: null })
+      : this.#pool.linkTo({ ...addr, rack: null });
   }
 }

@@ -17,6 +17,7 @@ export type { TopicPartition } from './admin/context.js';
 export type {
   CommittedOffset,
   GroupDescription,
+  GroupListFilter,
   GroupListing,
   GroupMemberDescription,
   OffsetToCommit,

@@ -1,7 +1,11 @@
 // Decoding the header fields storage needs from a batch in a buffer (scan callbacks, follower
 // appends), and feeding them to producer state.
+
+import { ErrorCode, KafkaError } from '../protocol/errors.js';
+import { RecordBatchError } from '../protocol/record-batch/errors.js';
 import {
   BASE_SEQUENCE_OFFSET,
+  type BatchHeader,
   isControl,
   isTransactional,
   LAST_OFFSET_DELTA_OFFSET,
@@ -11,7 +15,9 @@ import {
   PRODUCER_ID_OFFSET,
   RECORDS_COUNT_OFFSET,
 } from '../protocol/record-batch/header.js';
-import { readControlMarker } from './control-record.js';
+import { validateBatch } from '../protocol/record-batch/validate.js';
+import { type ControlMarker, readControlMarker } from './control-record.js';
+import { toKafkaError } from './log-validator.js';
 import type { ProducerBatch } from './producer-state.js';
 
 export function baseOffsetOf(buf: Buffer, pos: number): bigint {
@@ -38,6 +44,26 @@ export function attributesOf(buf: Buffer, pos: number): number {
   return buf.readInt16BE(pos + 21);
 }
 
+/**
+ * The producer-state view of a validated leader batch (offsets are filled in once assigned).
+ */
+export function producerBatchOfHeader(
+  h: BatchHeader,
+  transactional: boolean,
+  marker: ControlMarker | null,
+): ProducerBatch {
+  return {
+    producerId: h.producerId,
+    producerEpoch: h.producerEpoch,
+    baseSequence: h.baseSequence,
+    baseOffset: 0n,
+    lastOffset: 0n,
+    maxTimestamp: h.maxTimestamp,
+    transactional,
+    marker,
+  };
+}
+
 /** The producer-state view of the batch `buf[pos, pos + size)`. */
 export function producerBatchOf(buf: Buffer, pos: number, size: number): ProducerBatch {
   const attributes = attributesOf(buf, pos);
@@ -55,4 +81,35 @@ export function producerBatchOf(buf: Buffer, pos: number, size: number): Produce
 
 export function hasProducer(buf: Buffer, pos: number): boolean {
   return buf.readBigInt64BE(pos + PRODUCER_ID_OFFSET) >= 0n;
+}
+
+const FROM_REPLICA = { fromClient: false } as const;
+
+/**
+ * Checks the batch at `pos` of a follower's fetched `batches` (framing, CRC, offsets after
+ * `nextOffset`, size) and returns its size; 0 for a trailing partial batch, which is ignored as
+ * Kafka does. Throws the KafkaError the leader would get.
+ */
+export function followerBatchAt(
+  batches: Buffer,
+  pos: number,
+  nextOffset: bigint,
+  segmentBytes: number,
+): number {
+  if (batches.length - pos < 61) return 0;
+  const size = 12 + batches.readInt32BE(pos + 8);
+  if (pos + size > batches.length && size >= 61) return 0;
+  const checked = validateBatch(batches, pos, batches.length, FROM_REPLICA);
+  if (checked instanceof RecordBatchError) throw toKafkaError(checked);
+  const base = baseOffsetOf(batches, pos);
+  if (base < nextOffset || lastOffsetOf(batches, pos) < base) {
+    throw new KafkaError(
+      ErrorCode.INVALID_RECORD,
+      `Follower batch at offset ${base} does not follow the log end offset ${nextOffset}`,
+    );
+  }
+  if (size > segmentBytes) {
+    throw new KafkaError(ErrorCode.RECORD_LIST_TOO_LARGE, `Batch of ${size} bytes exceeds segment.bytes`);
+  }
+  return size;
 }

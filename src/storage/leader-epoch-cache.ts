@@ -34,7 +34,8 @@ export class LeaderEpochCache {
   }
 
   get latestEpoch(): number {
-    return this.#entries.at(-1)?.epoch ?? UNDEFINED_EPOCH;
+    const entries = this.#entries;
+    return entries.length === 0 ? UNDEFINED_EPOCH : entries[entries.length - 1]!.epoch;
   }
 
   get isEmpty(): boolean {

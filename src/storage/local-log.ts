@@ -8,95 +8,19 @@ import { ErrorCode, KafkaError } from '../protocol/errors.js';
 import { LAST_OFFSET_DELTA_OFFSET } from '../protocol/record-batch/header.js';
 import type { FileHandleCache } from './file-handle-cache.js';
 import type { LogConfig } from './log-config.js';
-import { LogSegment, type PlacedBatch, type SegmentLimits } from './log-segment.js';
+import { LogSegment, type SegmentLimits } from './log-segment.js';
 import { readSegment } from './segment-read.js';
 import { scanSegment } from './segment-scanner.js';
 import type { TailCache } from './tail-cache.js';
-
-/**
- * Consecutive batches of one segment that go to disk together with one (p)writev, and settle
- * together: every append in the group shares its promise.
- */
-interface WriteGroup {
-  kind: 'batch';
-  segment: LogSegment;
-  batches: PlacedBatch[];
-  bytes: number;
-  records: number;
-  /**
-   * Run in order after the write (e.g. the `.txnindex` entry of an abort marker); null when
-   * there are none, so ordinary appends cost no extra await.
-   */
-  after: ((segment: LogSegment) => Promise<void>)[] | null;
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-interface RollOp {
-  kind: 'roll';
-  previous: LogSegment;
-  next: LogSegment;
-}
-
-/** Work that must happen at this point of the write order (e.g. a producer snapshot). */
-interface TaskOp {
-  kind: 'task';
-  run: () => Promise<void>;
-}
-
-type Op = WriteGroup | RollOp | TaskOp;
-
-// A promise's settle functions without a closure per promise.
-let settleResolve: () => void = () => undefined;
-let settleReject: (err: unknown) => void = () => undefined;
-function captureSettlers(resolve: () => void, reject: (err: unknown) => void): void {
-  settleResolve = resolve;
-  settleReject = reject;
-}
-
-function newGroup(segment: LogSegment): WriteGroup {
-  const promise = new Promise<void>(captureSettlers);
-  return {
-    kind: 'batch',
-    segment,
-    batches: [],
-    bytes: 0,
-    records: 0,
-    after: null,
-    promise,
-    resolve: settleResolve,
-    reject: settleReject,
-  };
-}
-
-// Writes start once per event-loop turn, for every log at once (after the turn's I/O callbacks:
-// the check phase). The appends of a turn (a Produce request's partitions, or the next appends
-// that completed writes released) then reach the write worker together, one wake-up for all of
-// them (`write-worker.ts`), or libuv's thread pool back to back, instead of one at a time
-// between stretches of JavaScript, each waking an idle thread (a futex wake and often a context
-// switch, which cost the main thread more than the write itself). Appends that arrive meanwhile
-// for the same segment join the pending group.
-let ready: LocalLog[] = [];
-let submitScheduled = false;
-
-function submitReady(): void {
-  submitScheduled = false;
-  const logs = ready;
-  ready = [];
-  // The worker pays off when it takes several writes per wake-up; a lone write (one partition
-  // appending, each append awaited) costs the same hops either way and goes to the thread pool.
-  const stage = logs.length > 1;
-  for (const log of logs) log.startWrites(stage);
-}
-
-function scheduleWrites(log: LocalLog): void {
-  ready.push(log);
-  if (!submitScheduled) {
-    submitScheduled = true;
-    setImmediate(submitReady);
-  }
-}
+import {
+  OpQueue,
+  type RollOp,
+  rejectGroup,
+  resolveGroup,
+  scheduleWrites,
+  settleLast,
+  type WriteGroup,
+} from './write-queue.js';
 
 export interface LocalLogHooks {
   /** A segment rolled at `offset`; producer state as of that offset is captured synchronously. */
@@ -116,7 +40,6 @@ export interface LocalLogHooks {
 
 const MAX_GROUP_BYTES = 8 * 1024 * 1024;
 const MAX_GROUP_OPS = 256;
-const INT32_MAX = 0x7fffffffn;
 
 export class LocalLog {
   readonly dir: string;
@@ -131,7 +54,9 @@ export class LocalLog {
   readonly tail: TailCache;
   readonly cache: FileHandleCache;
   readonly #hooks: LocalLogHooks;
-  #queue: Op[] = [];
+  readonly #queue = new OpQueue();
+  /** The group whose write is in flight. */
+  #writing: WriteGroup | null = null;
   /** The last write group of the queue while it still takes appends (not yet submitted). */
   #open: WriteGroup | null = null;
   /** The group the last append joined (`afterLastAppend` attaches to it). */
@@ -221,9 +146,8 @@ export class LocalLog {
     if (seg.assignedSize === 0) return false;
     const cfg = this.config;
     if (seg.assignedSize + size > cfg.segmentBytes) return true;
-    if (lastOffset - seg.baseOffset > INT32_MAX) return true;
-    const maxEntries = Math.min(seg.offsetIndex.maxEntries, seg.timeIndex.maxEntries);
-    if (seg.assignedIndexEntries >= maxEntries - 1) return true;
+    if (lastOffset > seg.maxOffset) return true;
+    if (seg.assignedIndexEntries >= seg.maxIndexEntries - 1) return true;
     // segment.ms counts from the first batch's timestamp (Kafka's rollingBasedTimestamp), or
     // from the segment's creation when that batch has none (-1: magic-0 messages up-converted).
     const first = seg.firstBatchTimestamp;
@@ -233,8 +157,7 @@ export class LocalLog {
 
   /**
    * Assigns the file position of a batch whose offsets are already final, rolling first when
-   * Kafka's rules say so, and queues its write. Resolves once written (and fsynced when
-   * `flush.messages` asks for it); appends queued together share one promise.
+   * Kafka's rules say so, and queues its write (`whenLastAppendWritten` tells when it is done).
    */
   append(
     buf: Buffer,
@@ -242,9 +165,9 @@ export class LocalLog {
     lastOffset: bigint,
     maxTimestamp: bigint,
     records: number,
-  ): Promise<void> {
+    now: number,
+  ): void {
     this.ensureWritable();
-    const now = this.#hooks.now();
     if (this.#shouldRoll(buf.length, lastOffset, now)) this.roll(baseOffset);
     const segment = this.active;
     const placed = segment.place(buf, baseOffset, lastOffset, maxTimestamp, this.config.indexIntervalBytes);
@@ -256,16 +179,26 @@ export class LocalLog {
       group.batches.length >= MAX_GROUP_OPS ||
       group.bytes >= MAX_GROUP_BYTES
     ) {
-      group = newGroup(segment);
+      group = { kind: 'batch', segment, batches: [placed], bytes: buf.length, records, after: null };
       this.#queue.push(group);
       this.#open = group;
+    } else {
+      group.batches.push(placed);
+      group.bytes += buf.length;
+      group.records += records;
     }
-    group.batches.push(placed);
-    group.bytes += buf.length;
-    group.records += records;
     this.#lastGroup = group;
     this.#kick();
-    return group.promise;
+  }
+
+  /**
+   * A promise for the batch of the last `append` (called in this same synchronous run): resolved
+   * with `value` once it is written (and fsynced when `flush.messages` asks for it), rejected
+   * with KAFKA_STORAGE_ERROR if the log fails first. Groups complete in order, so awaiting the
+   * last batch of several awaits them all.
+   */
+  whenLastAppendWritten<T>(value: T): Promise<T> {
+    return settleLast(this.#lastGroup!, value);
   }
 
   /**
@@ -319,7 +252,8 @@ export class LocalLog {
     if (op.kind === 'batch') {
       if (this.#open === op) this.#open = null;
       if (this.#lastGroup === op) this.#lastGroup = null;
-      op.segment.writeBatches(op.batches, stage, (err) => this.#onGroupWritten(op, err));
+      this.#writing = op;
+      op.segment.writeBatches(op.batches, stage, this.#onWriteDone);
       return;
     }
     const run = op.kind === 'roll' ? this.#executeRoll(op) : op.run();
@@ -331,7 +265,7 @@ export class LocalLog {
 
   /** The op in progress finished: later ops go at the next submission point. */
   #continue(): void {
-    if (this.#queue.length === 0) this.#setIdle();
+    if (this.#queue.size === 0) this.#setIdle();
     else {
       this.#state = 'scheduled';
       scheduleWrites(this);
@@ -343,18 +277,26 @@ export class LocalLog {
     if (this.#idleWaiters.length > 0) for (const w of this.#idleWaiters.splice(0)) w();
   }
 
+  /** The write of the group in flight completed (one bound callback per log, not per write). */
+  readonly #onWriteDone = (err: Error | null): void => {
+    const group = this.#writing!;
+    this.#writing = null;
+    group.segment.writeFinished(err);
+    this.#onGroupWritten(group, err);
+  };
+
   #onGroupWritten(group: WriteGroup, err: Error | null): void {
     const segment = group.segment;
     if (err !== null) {
-      group.reject(this.#writeFailure(segment, err));
+      rejectGroup(group, this.#writeFailure(segment, err));
       this.#fail(err);
       return;
     }
     try {
       const { batches } = group;
+      segment.applyWritten(batches);
       for (let i = 0; i < batches.length; i++) {
         const b = batches[i]!;
-        segment.applyWritten(b);
         this.tail.add(b.buf, b.baseOffset, b.lastOffset);
       }
       this.logEndOffset = batches[batches.length - 1]!.nextOffset;
@@ -362,7 +304,7 @@ export class LocalLog {
       this.#unflushedRecords += group.records;
     } catch (e) {
       // Runs in an I/O callback: fail the log (as a failed write would), never the process.
-      group.reject(this.#writeFailure(segment, e));
+      rejectGroup(group, this.#writeFailure(segment, e));
       this.#fail(e);
       return;
     }
@@ -374,7 +316,7 @@ export class LocalLog {
       return;
     }
     this.#hooks.onWritten();
-    group.resolve();
+    resolveGroup(group);
     this.#continue();
   }
 
@@ -385,11 +327,11 @@ export class LocalLog {
       if (this.#unflushedRecords >= this.config.flushMessages) await this.flush();
     } catch (err) {
       // The log goes offline; these appends must settle too, or their requests would wait for ever.
-      group.reject(this.#writeFailure(group.segment, err));
+      rejectGroup(group, this.#writeFailure(group.segment, err));
       throw err;
     }
     this.#hooks.onWritten();
-    group.resolve();
+    resolveGroup(group);
   }
 
   #writeFailure(segment: LogSegment, cause: unknown): KafkaError {
@@ -408,7 +350,8 @@ export class LocalLog {
         cause: error,
       },
     );
-    for (const op of this.#queue.splice(0)) if (op.kind === 'batch') op.reject(failure);
+    for (let op = this.#queue.shift(); op !== undefined; op = this.#queue.shift())
+      if (op.kind === 'batch') rejectGroup(op, failure);
     this.#hooks.onFailure(error);
     this.#setIdle();
   }
@@ -455,7 +398,7 @@ export class LocalLog {
 
   /** Resolves when no write is queued or in flight. */
   whenIdle(): Promise<void> {
-    if (this.#state === 'idle' && this.#queue.length === 0) return this.#flushing;
+    if (this.#state === 'idle' && this.#queue.size === 0) return this.#flushing;
     return new Promise<void>((resolve) => this.#idleWaiters.push(resolve)).then(() => this.whenIdle());
   }
 

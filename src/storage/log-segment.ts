@@ -47,7 +47,7 @@ export function isSmallLog(segments: readonly LogSegment[]): boolean {
   return segments.length === 1 && segments[0]!.size <= SMALL_LOG_BYTES;
 }
 
-/** What the writer decided for one batch at assignment time. */
+/** What the writer decided for one batch at assignment time, and who awaits its write. */
 export interface PlacedBatch {
   buf: Buffer;
   position: number;
@@ -57,6 +57,10 @@ export interface PlacedBatch {
   nextOffset: bigint;
   maxTimestamp: bigint;
   indexEntry: boolean;
+  /** The promise of the append awaiting this batch (`LocalLog.whenLastAppendWritten`), if any. */
+  resolve: ((value: unknown) => void) | null;
+  reject: ((err: unknown) => void) | null;
+  value: unknown;
 }
 
 export class LogSegment {
@@ -68,6 +72,10 @@ export class LogSegment {
   readonly txnIndex: TransactionIndex;
   readonly #cache: FileHandleCache;
 
+  /** The largest offset this segment can hold (offsets are stored relative to the base, as int32). */
+  readonly maxOffset: bigint;
+  /** Entries the smaller of the offset and time indexes can hold. */
+  readonly maxIndexEntries: number;
   /** Bytes visible to readers (writes completed). */
   size: number;
   /** Offset after the last written batch; the base offset while empty. */
@@ -112,6 +120,8 @@ export class LogSegment {
       limits.segmentIndexBytes,
     );
     this.txnIndex = new TransactionIndex(join(dir, segmentFileName(baseOffset, TXN_INDEX_SUFFIX)));
+    this.maxOffset = baseOffset + 0x7fffffffn;
+    this.maxIndexEntries = Math.min(this.offsetIndex.maxEntries, this.timeIndex.maxEntries);
     this.#cache = cache;
     this.size = size;
     this.assignedSize = size;
@@ -243,8 +253,9 @@ export class LogSegment {
 
   /**
    * Writes placed batches contiguously at their assigned positions with one (p)writev and calls
-   * `done` (a callback, not a promise: no microtask hops on the append path). `stage`: a small
-   * write may go through the write worker (`write-worker.ts`).
+   * `done` (a callback, not a promise: no microtask hops on the append path), which must call
+   * `writeFinished` first. `stage`: a small write may go through the write worker
+   * (`write-worker.ts`). A log writes one group at a time, so a segment has one write in flight.
    */
   writeBatches(batches: readonly PlacedBatch[], stage: boolean, done: (err: Error | null) => void): void {
     const pending = this.#cache.acquire(this.file);
@@ -270,34 +281,45 @@ export class LogSegment {
       bufs[i] = batches[i]!.buf;
       bytes += bufs[i]!.length;
     }
-    if (
-      stage &&
-      bytes <= STAGED_WRITE_MAX_BYTES &&
-      writeWorker().tryWrite(fd, bufs, bytes, position, (err) => this.#written(err, done))
-    )
+    this.#writePinned = true;
+    if (stage && bytes <= STAGED_WRITE_MAX_BYTES && writeWorker().tryWrite(fd, bufs, bytes, position, done))
       return;
-    writevFully(fd, bufs, position, (err) => this.#written(err, done));
+    writevFully(fd, bufs, position, done);
   }
 
-  #written(err: Error | null, done: (err: Error | null) => void): void {
-    this.#cache.release(this.file);
+  /** The descriptor is pinned by the write in flight (not when opening the file failed). */
+  #writePinned = false;
+
+  /**
+   * The write of `writeBatches` completed (`err` null) or failed: unpins the descriptor. (The
+   * caller's callback does this rather than a closure of the segment's: one fewer object per
+   * segment, of which 10,000 partitions have many.)
+   */
+  writeFinished(err: Error | null): void {
+    if (this.#writePinned) {
+      this.#writePinned = false;
+      this.#cache.release(this.file);
+    }
     if (err === null) this.unflushed = true;
-    done(err);
   }
 
-  /** Makes written batches visible: indexes, size, next offset, timestamps. */
-  applyWritten(b: PlacedBatch): void {
-    if (b.maxTimestamp > this.maxTimestamp) {
-      this.maxTimestamp = b.maxTimestamp;
-      this.offsetOfMaxTimestamp = b.lastOffset;
+  /** Makes a group of written batches visible: index entries and timestamps, then size and next offset. */
+  applyWritten(batches: readonly PlacedBatch[]): void {
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i]!;
+      if (b.maxTimestamp > this.maxTimestamp) {
+        this.maxTimestamp = b.maxTimestamp;
+        this.offsetOfMaxTimestamp = b.lastOffset;
+      }
+      if (b.indexEntry) {
+        this.offsetIndex.append(b.lastOffset, b.position);
+        this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp);
+      }
     }
-    if (b.indexEntry) {
-      this.offsetIndex.append(b.lastOffset, b.position);
-      this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp);
-    }
-    this.size = b.position + b.buf.length;
+    const last = batches[batches.length - 1]!;
+    this.size = last.position + last.buf.length;
     this.trustedUpTo = this.size;
-    this.nextOffset = b.nextOffset;
+    this.nextOffset = last.nextOffset;
   }
 
   /**
@@ -320,7 +342,19 @@ export class LogSegment {
     this.bytesSinceIndex += buf.length;
     this.assignedSize += buf.length;
     this.firstBatchTimestamp ??= Number(maxTimestamp);
-    return { buf, position, baseOffset, lastOffset, nextOffset: lastOffset + 1n, maxTimestamp, indexEntry };
+    const nextOffset = lastOffset + 1n;
+    return {
+      buf,
+      position,
+      baseOffset,
+      lastOffset,
+      nextOffset,
+      maxTimestamp,
+      indexEntry,
+      resolve: null,
+      reject: null,
+      value: null,
+    };
   }
 
   /** fsync of the data (metadata such as mtime is not needed for recovery). */

@@ -207,6 +207,14 @@ export class ProducerStateManager {
       );
   }
 
+  /**
+   * `apply` of a batch without a producer id (the leader's fast path): only the map's end moves,
+   * to `endOffset` (the batch's last offset + 1).
+   */
+  advanceMapEnd(endOffset: bigint): void {
+    if (endOffset > this.mapEndOffset) this.mapEndOffset = endOffset;
+  }
+
   /** Applies a batch (any origin, in log order). Returns the transaction a marker completed. */
   apply(b: ProducerBatch): CompletedTxn | null {
     if (b.lastOffset >= this.mapEndOffset) this.mapEndOffset = b.lastOffset + 1n;

@@ -3,10 +3,11 @@
 // The time index narrows the scan to a few batches; only the one batch found is decoded.
 import { decodeRecordBatch } from '../protocol/record-batch/decode.js';
 import { lastOffsetOf, leaderEpochOf, maxTimestampOf } from './batch-info.js';
+import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LocalLog } from './local-log.js';
 import type { LogSegment } from './log-segment.js';
 import { scanSegment } from './segment-scanner.js';
-import type { TimestampOffset } from './types.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, type TimestampOffset } from './types.js';
 
 /** Copies the first batch at or after `fromPosition` in `seg` that satisfies `want`. */
 async function findBatch(
@@ -95,4 +96,25 @@ export async function offsetOfMaxTimestamp(
   );
   if (batch === null) return null;
   return firstRecordAtOrAfter(batch, target, logStartOffset);
+}
+
+/**
+ * ListOffsets for one log: the special timestamps (latest, earliest, max) or the first record at
+ * or after `timestamp`; null for other negative timestamps.
+ */
+export async function listOffset(
+  local: LocalLog,
+  epochs: LeaderEpochCache,
+  logStartOffset: bigint,
+  timestamp: bigint,
+): Promise<TimestampOffset | null> {
+  if (timestamp === LATEST_TIMESTAMP) {
+    return { offset: local.logEndOffset, timestamp: -1n, leaderEpoch: epochs.latestEpoch };
+  }
+  if (timestamp === EARLIEST_TIMESTAMP) {
+    return { offset: logStartOffset, timestamp: -1n, leaderEpoch: epochs.epochForOffset(logStartOffset) };
+  }
+  if (timestamp === MAX_TIMESTAMP) return offsetOfMaxTimestamp(local, logStartOffset);
+  if (timestamp < 0n) return null;
+  return offsetForTimestamp(local, timestamp, logStartOffset);
 }

@@ -4,20 +4,20 @@
 // and the leader-epoch cache. The high watermark only moves when the broker's replica layer
 // calls `setHighWatermark` (a single broker sets it to the log end offset after each append).
 import { ErrorCode, KafkaError } from '../protocol/errors.js';
-import { RecordBatchError } from '../protocol/record-batch/errors.js';
 import {
   setBaseOffset,
   setMaxTimestampAndLogAppendTime,
   setPartitionLeaderEpoch,
 } from '../protocol/record-batch/header.js';
-import { validateBatch } from '../protocol/record-batch/validate.js';
 import { abortedTransactions } from './aborted-transactions.js';
 import {
   baseOffsetOf,
+  followerBatchAt,
   lastOffsetOf,
   leaderEpochOf,
   maxTimestampOf,
   producerBatchOf,
+  producerBatchOfHeader,
   recordCountOf,
 } from './batch-info.js';
 import { fsyncDir } from './fs-util.js';
@@ -28,26 +28,28 @@ import { isStorageFailure, type LogEnvironment, type UnifiedLogParts } from './l
 import { replayProducerState } from './log-replay.js';
 import { applyRetention, deleteSegments, deleteSegmentsBelowLogStart } from './log-retention.js';
 import { isSmallLog, type LogSegment } from './log-segment.js';
-import { toKafkaError, validateLeaderBatch } from './log-validator.js';
+import { validateLeaderBatch } from './log-validator.js';
 import { encodeSnapshot } from './producer-snapshot.js';
 import type { ProducerSnapshots } from './producer-snapshots.js';
-import type { ProducerStateManager, VerificationGuard } from './producer-state.js';
-import { offsetForTimestamp, offsetOfMaxTimestamp } from './timestamp-lookup.js';
+import type {
+  BatchMetadata,
+  ProducerBatch,
+  ProducerStateManager,
+  VerificationGuard,
+} from './producer-state.js';
+import { listOffset } from './timestamp-lookup.js';
 import type { AbortedTxnEntry } from './transaction-index.js';
-import {
-  type AppendListener,
-  type AppendOptions,
-  type AppendResult,
-  EARLIEST_TIMESTAMP,
-  type EpochEndOffset,
-  type FollowerAppendResult,
-  LATEST_TIMESTAMP,
-  MAX_TIMESTAMP,
-  type PartitionLog,
-  type ProducerStateView,
-  type ReadOptions,
-  type ReadResult,
-  type TimestampOffset,
+import type {
+  AppendListener,
+  AppendOptions,
+  AppendResult,
+  EpochEndOffset,
+  FollowerAppendResult,
+  PartitionLog,
+  ProducerStateView,
+  ReadOptions,
+  ReadResult,
+  TimestampOffset,
 } from './types.js';
 
 export { isStorageFailure, type LogEnvironment, type UnifiedLogParts };
@@ -152,62 +154,85 @@ export class UnifiedLog implements PartitionLog {
 
   // ---- appends -------------------------------------------------------------------------------
 
-  async appendAsLeader(batch: Buffer, leaderEpoch: number, options?: AppendOptions): Promise<AppendResult> {
+  // Not `async`: the promise returned is the one the write settles, with this append's result
+  // (no second promise and microtask hop per append); errors still come as a rejection.
+  appendAsLeader(batch: Buffer, leaderEpoch: number, options?: AppendOptions): Promise<AppendResult> {
     if (this.#exclusive !== null) {
       return this.#exclusive.then(() => this.appendAsLeader(batch, leaderEpoch, options));
     }
+    try {
+      return this.#appendAsLeader(batch, leaderEpoch, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  #appendAsLeader(
+    batch: Buffer,
+    leaderEpoch: number,
+    options: AppendOptions | undefined,
+  ): Promise<AppendResult> {
     this.#ensureOpen();
     const now = this.env.now();
     const origin = options?.origin ?? 'client';
-    const v = validateLeaderBatch(batch, this.config, origin, now);
+    const config = this.local.config;
+    const v = validateLeaderBatch(batch, config, origin, now);
     const h = v.header;
-    const pb = {
-      producerId: h.producerId,
-      producerEpoch: h.producerEpoch,
-      baseSequence: h.baseSequence,
-      baseOffset: 0n,
-      lastOffset: 0n,
-      maxTimestamp: h.maxTimestamp,
-      transactional: v.transactional,
-      marker: v.marker,
-    };
-    const duplicate = this.producers.checkLeaderAppend(
-      pb,
-      h.lastOffsetDelta,
-      origin === 'coordinator',
-      options?.verificationGuard,
-    );
-    if (duplicate !== null) {
-      // Acknowledge a retry only once the original is written.
-      await this.#whenWritten(duplicate.lastOffset);
-      return {
-        baseOffset: duplicate.firstOffset,
-        lastOffset: duplicate.lastOffset,
-        logAppendTime: -1n,
-        logStartOffset: this.#logStartOffset,
-        duplicate: true,
-      };
+    // Producer state: a batch without a producer id (not idempotent) only moves the map's end.
+    let pb: ProducerBatch | null = null;
+    if (h.producerId >= 0n) {
+      pb = producerBatchOfHeader(h, v.transactional, v.marker);
+      const duplicate = this.producers.checkLeaderAppend(
+        pb,
+        h.lastOffsetDelta,
+        origin === 'coordinator',
+        options?.verificationGuard,
+      );
+      if (duplicate !== null) return this.#duplicate(duplicate);
     }
     const baseOffset = this.local.nextOffset;
     const lastOffset = baseOffset + BigInt(h.lastOffsetDelta);
     setBaseOffset(batch, 0, baseOffset);
     setPartitionLeaderEpoch(batch, 0, leaderEpoch);
     let logAppendTime = -1n;
-    if (this.config.messageTimestampType === 'LogAppendTime') {
+    let maxTimestamp = h.maxTimestamp;
+    if (config.messageTimestampType === 'LogAppendTime') {
       logAppendTime = BigInt(now);
+      maxTimestamp = logAppendTime;
       setMaxTimestampAndLogAppendTime(batch, 0, logAppendTime);
     }
-    pb.baseOffset = baseOffset;
-    pb.lastOffset = lastOffset;
-    if (logAppendTime >= 0n) pb.maxTimestamp = logAppendTime;
     // The epoch checkpoint is written before the recovery point passes this offset (flush or
     // close); until then recovery rebuilds the entry from the batches it rescans.
-    this.epochs.assign(leaderEpoch, baseOffset);
+    if (leaderEpoch !== this.epochs.latestEpoch) this.epochs.assign(leaderEpoch, baseOffset);
     // `append` may roll first, capturing the producer state before this batch; apply after it.
-    const written = this.local.append(batch, baseOffset, lastOffset, pb.maxTimestamp, h.recordCount);
-    this.#indexIfAborted(this.producers.abortedEntry(this.producers.apply(pb)));
-    await written;
-    return { baseOffset, lastOffset, logAppendTime, logStartOffset: this.#logStartOffset };
+    this.local.append(batch, baseOffset, lastOffset, maxTimestamp, h.recordCount, now);
+    if (pb === null) this.producers.advanceMapEnd(this.local.nextOffset);
+    else {
+      pb.baseOffset = baseOffset;
+      pb.lastOffset = lastOffset;
+      pb.maxTimestamp = maxTimestamp;
+      this.#indexIfAborted(this.producers.abortedEntry(this.producers.apply(pb)));
+    }
+    // Kafka answers with the log start offset as of the append.
+    const result: AppendResult = {
+      baseOffset,
+      lastOffset,
+      logAppendTime,
+      logStartOffset: this.#logStartOffset,
+    };
+    return this.local.whenLastAppendWritten(result);
+  }
+
+  /** Acknowledges a retry only once the original is written. */
+  async #duplicate(original: BatchMetadata): Promise<AppendResult> {
+    await this.#whenWritten(original.lastOffset);
+    return {
+      baseOffset: original.firstOffset,
+      lastOffset: original.lastOffset,
+      logAppendTime: -1n,
+      logStartOffset: this.#logStartOffset,
+      duplicate: true,
+    };
   }
 
   /** An abort marker's `.txnindex` entry goes to its segment once the marker is written. */
@@ -241,40 +266,27 @@ export class UnifiedLog implements PartitionLog {
   async appendAsFollower(batches: Buffer): Promise<FollowerAppendResult | null> {
     if (this.#exclusive !== null) return this.#exclusive.then(() => this.appendAsFollower(batches));
     this.#ensureOpen();
-    const pending: Promise<void>[] = [];
     let first: bigint | null = null;
     let last = -1n;
     let pos = 0;
     while (pos < batches.length) {
-      if (batches.length - pos < 61) break; // trailing partial batch: ignored, as Kafka does
-      const size = 12 + batches.readInt32BE(pos + 8);
-      if (pos + size > batches.length && size >= 61) break;
-      const checked = validateBatch(batches, pos, batches.length, { fromClient: false });
-      if (checked instanceof RecordBatchError) throw toKafkaError(checked);
+      const size = followerBatchAt(batches, pos, this.local.nextOffset, this.config.segmentBytes);
+      if (size === 0) break;
       const base = baseOffsetOf(batches, pos);
       const lastOffset = lastOffsetOf(batches, pos);
-      if (base < this.local.nextOffset || lastOffset < base) {
-        throw new KafkaError(
-          ErrorCode.INVALID_RECORD,
-          `Follower batch at offset ${base} does not follow the log end offset ${this.local.nextOffset}`,
-        );
-      }
-      if (size > this.config.segmentBytes) {
-        throw new KafkaError(ErrorCode.RECORD_LIST_TOO_LARGE, `Batch of ${size} bytes exceeds segment.bytes`);
-      }
       const buf = batches.subarray(pos, pos + size);
       const epoch = leaderEpochOf(buf, 0);
       if (epoch > this.epochs.latestEpoch) this.epochs.assign(epoch, base);
-      const written = this.local.append(buf, base, lastOffset, maxTimestampOf(buf, 0), recordCountOf(buf, 0));
-      // Batches of one fetch response usually share a write group (and its promise).
-      if (pending[pending.length - 1] !== written) pending.push(written);
+      this.local.append(buf, base, lastOffset, maxTimestampOf(buf, 0), recordCountOf(buf, 0), this.env.now());
       this.#indexIfAborted(this.producers.abortedEntry(this.producers.apply(producerBatchOf(buf, 0, size))));
       first ??= base;
       last = lastOffset;
       pos += size;
     }
-    await Promise.all(pending);
-    return first === null ? null : { firstOffset: first, lastOffset: last };
+    if (first === null) return null;
+    // Groups are written in order (and a failure fails every later one): the last batch's
+    // write completes only after all the others.
+    return this.local.whenLastAppendWritten({ firstOffset: first, lastOffset: last });
   }
 
   // ---- reads ---------------------------------------------------------------------------------
@@ -346,6 +358,7 @@ export class UnifiedLog implements PartitionLog {
   }
 
   notify(): void {
+    if (this.#listeners.size === 0) return; // the common case: no iterator to allocate per write
     for (const l of this.#listeners) {
       try {
         l(this);
@@ -358,20 +371,8 @@ export class UnifiedLog implements PartitionLog {
     }
   }
 
-  async offsetForTimestamp(timestamp: bigint): Promise<TimestampOffset | null> {
-    if (timestamp === LATEST_TIMESTAMP) {
-      return { offset: this.local.logEndOffset, timestamp: -1n, leaderEpoch: this.epochs.latestEpoch };
-    }
-    if (timestamp === EARLIEST_TIMESTAMP) {
-      return {
-        offset: this.#logStartOffset,
-        timestamp: -1n,
-        leaderEpoch: this.epochs.epochForOffset(this.#logStartOffset),
-      };
-    }
-    if (timestamp === MAX_TIMESTAMP) return offsetOfMaxTimestamp(this.local, this.#logStartOffset);
-    if (timestamp < 0n) return null;
-    return offsetForTimestamp(this.local, timestamp, this.#logStartOffset);
+  offsetForTimestamp(timestamp: bigint): Promise<TimestampOffset | null> {
+    return listOffset(this.local, this.epochs, this.#logStartOffset, timestamp);
   }
 
   endOffsetForEpoch(epoch: number): EpochEndOffset {

@@ -90,6 +90,7 @@ class WriteWorker {
   /** Absolute ring position of the next allocation. */
   #ringNext = 0;
   #publishQueued = false;
+  #batching = false;
   #onlineWaiters: ((online: boolean) => void)[] = [];
   /** Writes that went through the worker (the others went through the thread pool). */
   staged = 0;
@@ -104,9 +105,12 @@ class WriteWorker {
       return false;
     }
     if (bytes > STAGED_WRITE_MAX_BYTES || this.#inFlight >= SLOTS) return false;
-    let start = this.#ringNext;
+    // Bytes go where they share the source's alignment to 8: V8 copies into shared memory word
+    // by word only then (byte by byte otherwise, 3-4 times slower for 1 KiB).
+    const align = bufs[0]!.byteOffset & 7;
+    let start = this.#ringNext + ((align - this.#ringNext) & 7);
     const offset = start % RING_BYTES;
-    if (offset + bytes > RING_BYTES) start += RING_BYTES - offset; // no write wraps around
+    if (offset + bytes > RING_BYTES) start += RING_BYTES - offset + align; // no write wraps around
     if (this.#inFlight > 0 && start + bytes > this.#starts[this.#oldest & (SLOTS - 1)]! + RING_BYTES)
       return false; // would overwrite bytes not yet written
     let at = start % RING_BYTES;
@@ -128,12 +132,26 @@ class WriteWorker {
     this.#next = (seq + 1) | 0;
     this.staged++;
     if (this.#inFlight++ === 0) this.#worker!.ref();
-    if (!this.#publishQueued) {
+    if (!this.#publishQueued && !this.#batching) {
       this.#publishQueued = true;
       // Once the current run of appends is over: one wake-up for all of them.
       queueMicrotask(this.#publish);
     }
     return true;
+  }
+
+  /**
+   * Runs `fn`, which stages writes, and tells the worker about all of them once it returned
+   * (the per-turn submission of the logs' writes: cheaper than a microtask per turn).
+   */
+  batch(fn: () => void): void {
+    this.#batching = true;
+    try {
+      fn();
+    } finally {
+      this.#batching = false;
+      this.#publish();
+    }
   }
 
   readonly #publish = (): void => {

@@ -6,11 +6,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrokerHandle, startBroker } from '../broker/broker.js';
 import type { Logger } from '../broker/logger.js';
+import { scaledLimit } from './timeout-scale.js';
 import { startTestZooKeeper, type TestZooKeeper } from './zookeeper.js';
 
 export interface TestClusterOptions {
@@ -34,7 +36,10 @@ export interface TestClusterOptions {
   racks?: Readonly<Record<number, string>>;
   /** In-process mode only. */
   logger?: Logger;
-  /** Start → ready limit per broker (default 120 s: a loaded machine is slow, a hang still fails). */
+  /**
+   * Start → ready limit per broker (default 120 s × SAMSA_TEST_TIMEOUT_SCALE: a loaded machine is
+   * slow, a hang still fails).
+   */
   startTimeoutMs?: number;
 }
 
@@ -72,8 +77,11 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-/** The CLI entry next to this module: compiled (`dist`) or the TypeScript source (run through tsx). */
-const MAIN = ['../cli/main.js', '../cli/main.ts']
+/**
+ * What a broker process runs: `broker-standby` next to this module, compiled (`dist`) or the
+ * TypeScript source (run through tsx). It loads the broker, then waits for its command line.
+ */
+const STANDBY = ['./broker-standby.js', './broker-standby.ts']
   .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
   .find((path) => existsSync(path))!;
 
@@ -93,6 +101,25 @@ function loaderArgs(): string[] {
   return out;
 }
 
+/**
+ * A broker process that loads the broker and waits for its command line (`broker-standby.ts`).
+ * An idle one keeps neither this process alive nor itself (`holdOpen(false)`): when this process
+ * ends, its stdin closes and it exits.
+ */
+function spawnStandby(): ChildProcess {
+  const child = spawn(process.execPath, [...loaderArgs(), STANDBY], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin!.on('error', () => {}); // gone before it read its command line: its exit says why
+  return child;
+}
+
+function holdOpen(child: ChildProcess, hold: boolean): void {
+  const pipes = [child.stdin, child.stdout, child.stderr] as unknown as (Socket | null)[];
+  for (const h of [child, ...pipes]) {
+    if (hold) h?.ref();
+    else h?.unref();
+  }
+}
+
 interface Member {
   nodeId: number;
   dataDir: string;
@@ -107,10 +134,30 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   const n = options.brokers ?? 3;
   const mode = options.mode ?? 'process';
   const ownZk = options.zookeeper === undefined;
-  const zookeeper = options.zookeeper ?? (await startTestZooKeeper());
-  const zookeeperConnect = await zookeeper.chroot('cluster');
+  // A broker process spends most of its start loading modules: the first ones load while
+  // ZooKeeper starts. Later, a broker that was killed or stopped is likely to be restarted once
+  // its session expired: from the first kill or stop on, one standby loads meanwhile, and a
+  // restart only recovers and registers.
+  const standbys = mode === 'process' ? Array.from({ length: n }, spawnStandby) : [];
+  const dropStandbys = () => {
+    for (const c of standbys.splice(0)) c.kill('SIGKILL');
+  };
+  const zookeeper =
+    options.zookeeper ??
+    (await startTestZooKeeper().catch((e: unknown) => {
+      dropStandbys();
+      throw e;
+    }));
+  let zookeeperConnect: string;
+  try {
+    zookeeperConnect = await zookeeper.chroot('cluster');
+  } catch (e) {
+    dropStandbys();
+    if (ownZk) await zookeeper.stop();
+    throw e;
+  }
   const sessionTimeoutMs = options.sessionTimeoutMs ?? 6000;
-  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
+  const startTimeoutMs = options.startTimeoutMs ?? scaledLimit(120_000);
   const members = new Map<number, Member>();
   for (let id = 1; id <= n; id++) {
     members.set(id, {
@@ -151,9 +198,10 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
       m.port = m.handle.port;
       return;
     }
-    const args = [...loaderArgs(), MAIN, 'start', '--data-dir', m.dataDir, '--node-id', String(m.nodeId)];
+    const args = ['start', '--data-dir', m.dataDir, '--node-id', String(m.nodeId)];
     for (const [k, v] of Object.entries(configFor(m))) args.push('--override', `${k}=${v}`);
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = takeStandby();
+    child.stdin!.end(`${JSON.stringify(args)}\n`);
     m.child = child;
     m.out = '';
     const append = (d: Buffer) => {
@@ -169,13 +217,34 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
         m.port = Number(found[1]);
         return;
       }
-      if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      const exited = child.exitCode !== null || child.signalCode !== null;
+      if (exited || Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`broker ${m.nodeId} did not start (timed out or exited):\n${m.out.slice(-4000)}`);
+        const why = exited
+          ? `exited (${child.exitCode ?? child.signalCode}) before it listened`
+          : `timed out after ${startTimeoutMs} ms waiting for it to listen`;
+        throw new Error(`broker ${m.nodeId} did not start: ${why}:\n${m.out.slice(-4000)}`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+
+  const takeStandby = (): ChildProcess => {
+    const live = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+    const child = standbys.shift();
+    if (child !== undefined && live(child)) {
+      holdOpen(child, true);
+      return child;
+    }
+    return spawnStandby();
+  };
+  const prepareStandby = (): void => {
+    if (mode !== 'process' || closing || standbys.length > 0) return;
+    const child = spawnStandby();
+    holdOpen(child, false);
+    standbys.push(child);
+  };
+  let closing = false;
 
   const stopMember = async (m: Member, signal: NodeJS.Signals): Promise<void> => {
     if (m.handle !== null) {
@@ -244,9 +313,13 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
         output: () => m.out,
       };
     },
-    stop: (id) => stopMember(member(id), 'SIGTERM'),
+    stop: (id) => {
+      prepareStandby();
+      return stopMember(member(id), 'SIGTERM');
+    },
     kill: (id) => {
       needProcess(member(id), 'kill');
+      prepareStandby();
       return stopMember(member(id), 'SIGKILL');
     },
     pause: (id) => void needProcess(member(id), 'pause').kill('SIGSTOP'),
@@ -255,8 +328,13 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
       const m = member(id);
       if (running(m)) throw new Error(`broker ${id} is running`);
       await start(m);
+      // A test that restarts once mostly does again: the next standby loads meanwhile (on a
+      // loaded machine, the seconds between a kill and its restart are not always enough).
+      prepareStandby();
     },
     async close() {
+      closing = true;
+      dropStandbys();
       await Promise.all([...members.values()].map((m) => stopMember(m, 'SIGKILL').catch(() => {})));
       await Promise.all([...members.values()].map((m) => rm(m.dataDir, { recursive: true, force: true })));
       if (ownZk) await zookeeper.stop();

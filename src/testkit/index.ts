@@ -31,16 +31,30 @@ export interface TestBroker extends BrokerHandle {
   bootstrapFor(listener: string): string;
 }
 
+/**
+ * `SAMSA_TEST_NETWORK_THREADS=N` gives every test broker N network threads unless its test sets
+ * `num.network.threads` itself: a whole suite then runs against the threaded network path.
+ */
+function withNetworkThreads(
+  overrides: TestBrokerOptions['overrides'],
+): TestBrokerOptions['overrides'] | undefined {
+  const threads = process.env.SAMSA_TEST_NETWORK_THREADS;
+  if (threads === undefined || threads === '' || overrides?.['num.network.threads'] !== undefined)
+    return overrides;
+  return { 'num.network.threads': threads, ...overrides };
+}
+
 export async function startTestBroker(options: TestBrokerOptions = {}): Promise<TestBroker> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'samsa-test-')));
   let broker: BrokerHandle;
   try {
     const ownListeners = options.overrides?.listeners !== undefined;
+    const overrides = withNetworkThreads(options.overrides);
     broker = await startBroker({
       ...(ownListeners ? {} : { host: '127.0.0.1', port: 0 }),
       dataDir,
       ...(options.nodeId !== undefined ? { nodeId: options.nodeId } : {}),
-      ...(options.overrides ? { overrides: options.overrides } : {}),
+      ...(overrides ? { overrides } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
   } catch (e) {

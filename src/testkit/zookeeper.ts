@@ -18,13 +18,14 @@ import {
   waitForZooKeeper,
   writeZooKeeperConfig,
 } from '../broker/metadata/zookeeper/zk-server.js';
+import { scaledLimit } from './timeout-scale.js';
 
 export interface TestZooKeeperOptions {
   /** Reuse a data directory (kept on stop); default: a fresh temp dir, deleted on stop. */
   dataDir?: string;
   /** Default: a free port. */
   port?: number;
-  /** Spawn → ready limit. Default 60 s. */
+  /** Spawn → ready limit. Default 60 s × SAMSA_TEST_TIMEOUT_SCALE. */
   readyTimeoutMs?: number;
 }
 
@@ -179,7 +180,7 @@ export async function startTestZooKeeper(options: TestZooKeeperOptions = {}): Pr
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'samsa-zk-')));
   if (ownDir) tempDirs.add(dataDir);
   const logFile = join(dataDir, 'zookeeper.log');
-  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? scaledLimit(60_000);
   let port = options.port ?? (await freePort());
   let child: ChildProcess | undefined;
   // A free port can be taken between our probe and java's bind: try another one then.
@@ -259,7 +260,7 @@ export async function startTestZooKeeper(options: TestZooKeeperOptions = {}): Pr
  * within 2/3 of the session timeout). Retries, since the client reconnecting at the same moment
  * can take the session back before the close lands. Resolves once the client emitted 'expired'.
  */
-export async function expireZkSession(client: ZkClient, timeoutMs = 60_000): Promise<void> {
+export async function expireZkSession(client: ZkClient, timeoutMs = scaledLimit(60_000)): Promise<void> {
   const victim = client.sessionId;
   let expired = false;
   const onExpired = (id: bigint): void => {
@@ -270,7 +271,9 @@ export async function expireZkSession(client: ZkClient, timeoutMs = 60_000): Pro
     const deadline = Date.now() + timeoutMs;
     while (!expired && client.sessionIds.at(-1) === victim) {
       if (Date.now() > deadline)
-        throw new Error(`session 0x${victim.toString(16)} did not expire within ${timeoutMs} ms`);
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for session 0x${victim.toString(16)} to expire`,
+        );
       const creds = client.sessionCredentials();
       try {
         const intruder = await ZkClient.connect(client.connectString, {

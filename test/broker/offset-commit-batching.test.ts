@@ -4,7 +4,9 @@
 // __consumer_offsets; the last of several commits of one group and partition wins. A write the
 // log refuses (min.insync.replicas above the ISR) fails exactly the commits in it, retriably,
 // applies none, and the broker goes on; a commit larger than max.message.bytes is
-// INVALID_COMMIT_OFFSET_SIZE while smaller ones around it are split into batches and land.
+// INVALID_COMMIT_OFFSET_SIZE while smaller ones around it are split into batches and land. One
+// request mixing unknown partitions, metadata over offset.metadata.max.bytes and valid offsets,
+// pipelined between commits of the same group, is answered per partition in Kafka's order.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -264,6 +266,73 @@ test(
         await committed(c, groups, [0]),
         groups.map((g) => [g === 'too-big' ? -1n : 3n]),
       );
+      c.close();
+    } finally {
+      await broker.close();
+    }
+  },
+);
+
+test(
+  'answers per partition in Kafka order: unknown partitions first, then the coordinator codes in request order',
+  T,
+  async () => {
+    const broker = await startTestBroker({
+      overrides: { 'offsets.topic.num.partitions': 2, 'offset.metadata.max.bytes': 100 },
+    });
+    try {
+      const c = await prepare(broker);
+      const part = (partitionIndex: number, committedOffset: bigint, committedMetadata = '') => ({
+        partitionIndex,
+        committedOffset,
+        committedLeaderEpoch: -1,
+        commitTimestamp: -1n,
+        committedMetadata,
+      });
+      const body = {
+        ...commitBody('mixed', []),
+        topics: [
+          {
+            name: TOPIC,
+            partitions: [
+              part(0, 10n),
+              part(9, 11n), // beyond the topic's 4 partitions
+              part(1, 12n, 'é'.repeat(51)), // 102 bytes of metadata
+              part(2, 13n, 'm'.repeat(100)),
+            ],
+          },
+          { name: 'no-such-topic', partitions: [part(0, 14n)] },
+        ],
+      };
+      // Pipelined behind commits of the same group (and before an OffsetFetch, which waits for them).
+      const codes = await pipelined(c, [
+        commitBody('mixed', [[3, 1n]]),
+        body,
+        commitBody('mixed', [[3, 2n]]),
+      ]);
+      assert.deepEqual(codes, [
+        [ErrorCode.NONE],
+        [
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, // TOPIC-9
+          ErrorCode.NONE, // TOPIC-0
+          ErrorCode.OFFSET_METADATA_TOO_LARGE, // TOPIC-1
+          ErrorCode.NONE, // TOPIC-2
+          ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, // no-such-topic-0
+        ],
+        [ErrorCode.NONE],
+      ]);
+      const id = c.sendRequest(offsetCommitApi, 8, body);
+      const answer = decodeResponse(offsetCommitApi, 8, (await c.nextFrame()) as Buffer);
+      assert.equal(answer.correlationId, id);
+      assert.deepEqual(
+        answer.body.topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]),
+        [
+          [TOPIC, [9, 0, 1, 2]],
+          ['no-such-topic', [0]],
+        ],
+        'the unknown partitions, then the coordinator results merged into their topic',
+      );
+      assert.deepEqual(await committed(c, ['mixed'], [0, 1, 2, 3]), [[10n, -1n, 13n, 2n]]);
       c.close();
     } finally {
       await broker.close();

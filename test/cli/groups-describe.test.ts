@@ -123,13 +123,16 @@ test('--describe a live kcat -G member: offsets, --members --verbose, --state', 
   const [blank, head, member, end] = members.out.split('\n');
   assert.equal(blank, '');
   const idWidth = Math.max(15, row[6]!.length);
+  // Kafka 4's verbose columns; a classic group has no epochs and no target assignment.
   assert.equal(
     head,
-    `GROUP           ${'CONSUMER-ID'.padEnd(idWidth)} HOST            CLIENT-ID       #PARTITIONS     ASSIGNMENT`,
+    `GROUP           ${'CONSUMER-ID'.padEnd(idWidth)} HOST            CLIENT-ID       #PARTITIONS     ` +
+      'CURRENT-EPOCH   CURRENT-ASSIGNMENT   TARGET-EPOCH    TARGET-ASSIGNMENT   ',
   );
   assert.equal(
     member,
-    `kcat-audit      ${row[6]!.padEnd(idWidth)} /127.0.0.1      kcat-reader     1               audit(0)`,
+    `kcat-audit      ${row[6]!.padEnd(idWidth)} /127.0.0.1      kcat-reader     1               ` +
+      '-               audit:0              -               -                   ',
   );
   assert.equal(end, '');
 
@@ -142,8 +145,16 @@ test('--describe a live kcat -G member: offsets, --members --verbose, --state', 
   const w = Math.max(25, coordinator.length);
   assert.equal(
     state.out,
-    `\n${'GROUP'.padEnd(w)} COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE           #MEMBERS\n` +
-      `${'kcat-audit'.padEnd(w)} ${coordinator.padEnd(25)} range                Stable          1\n`,
+    `\nGROUP           ${'COORDINATOR (ID)'.padEnd(w)} ASSIGNMENT-STRATEGY  STATE                #MEMBERS\n` +
+      `kcat-audit      ${coordinator.padEnd(w)} range                Stable               1\n`,
+  );
+  const verbose = await groups(bs, '--describe', '--group', 'kcat-audit', '--state', '--verbose');
+  assert.equal(
+    verbose.out,
+    `\nGROUP           ${'COORDINATOR (ID)'.padEnd(w)} ASSIGNMENT-STRATEGY  STATE                ` +
+      'GROUP-EPOCH     TARGET-ASSIGNMENT-EPOCH   #MEMBERS\n' +
+      `kcat-audit      ${coordinator.padEnd(w)} range                Stable               ` +
+      '-               -                         1\n',
   );
   const json = JSON.parse(
     (await groups(bs, '--describe', '--group', 'kcat-audit', '--members', '--output', 'json')).out,
@@ -161,8 +172,28 @@ test('--list, --list --state, --list --output json', async () => {
     'kcat-audit',
     'py-billing',
   ]);
+  // Kafka's list table: GROUP as wide as the longest id (at least 15) plus 10, then 20 per column.
   const stable = await groups(bs, '--list', '--state', 'stable');
-  assert.equal(stable.out, 'GROUP           STATE\nkcat-audit      Stable\n');
+  assert.equal(
+    stable.out,
+    `${'GROUP'.padEnd(25)} ${'STATE'.padEnd(20)}\n${'kcat-audit'.padEnd(25)} ${'Stable'.padEnd(20)}\n`,
+  );
+  const typed = await groups(bs, '--list', '--type', '--state', 'empty');
+  assert.deepEqual(
+    typed.out.split('\n').map((l) => l.trimEnd()),
+    [
+      `${'GROUP'.padEnd(25)} ${'TYPE'.padEnd(20)} STATE`,
+      `${'js-aged'.padEnd(25)} ${'Classic'.padEnd(20)} Empty`,
+      `${'js-billing'.padEnd(25)} ${'Classic'.padEnd(20)} Empty`,
+      `${'py-billing'.padEnd(25)} ${'Classic'.padEnd(20)} Empty`,
+      '',
+    ],
+  );
+  assert.equal(
+    (await groups(bs, '--list', '--type', 'consumer')).out,
+    `${'GROUP'.padEnd(25)} ${'TYPE'.padEnd(20)}\n`,
+    'no consumer group here: the header alone, as Kafka prints it',
+  );
   const json = JSON.parse((await groups(bs, '--list', '--state', '--output', 'json')).out) as {
     group: string;
     state: string;

@@ -136,7 +136,7 @@ test('log.retention.hours=-5 starts (unlimited, as Kafka); unknown keys warn; ba
     '--override',
     'log.retention.hour=5',
     '--override',
-    'num.network.threads=3',
+    'num.io.threads=8',
     '--override',
     'advertised.listeners=PLAINTEXT://clients.example:9999',
   ]);
@@ -146,7 +146,7 @@ test('log.retention.hours=-5 starts (unlimited, as Kafka); unknown keys warn; ba
       out,
       /WARN The configuration 'log\.retention\.hour' was supplied but isn't a known config \(did you mean 'log\.retention\.hours'\?\)/,
     );
-    assert.match(out, /INFO Kafka configs that have no effect in samsa: num\.network\.threads/);
+    assert.match(out, /INFO Kafka configs that have no effect in samsa: num\.io\.threads/);
     assert.match(out, /listening on 127\.0\.0\.1:\d+, advertised to clients as clients\.example:9999 /);
     assert.doesNotMatch(out, /startsWith|TypeError/);
   } finally {

@@ -57,7 +57,13 @@ test('SampledStat: Kafka window arithmetic (2 samples × 30 s, rate over at leas
 });
 
 test('producer.metrics(): sends, batch and record sizes, request latency, buffer', async () => {
-  const p = new Producer({ bootstrapServers: b.bootstrap, lingerMs: 5, batchSize: BATCH_SIZE });
+  // Fixed-size batches (no growth past batch.size), so the batch arithmetic below holds.
+  const p = new Producer({
+    bootstrapServers: b.bootstrap,
+    lingerMs: 5,
+    batchSize: BATCH_SIZE,
+    batchMaxSize: BATCH_SIZE,
+  });
   try {
     const m0 = p.metrics();
     assert.equal(m0['record-send-total'], 0);

@@ -17,7 +17,6 @@ import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { leaderAndIsrApi } from '../../src/protocol/messages/generated/leader-and-isr.js';
 import { listOffsetsApi } from '../../src/protocol/messages/generated/list-offsets.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { RawClient } from '../broker/support/raw-client.js';
 import { exec } from '../interop/support/exec.js';
 import { LOADER_FLAGS, moduleFile } from '../support/repo.js';
@@ -27,16 +26,13 @@ import { controllerZnodes, leaderOf, rawProduceOn, viewOf, waitForViews } from '
 const SESSION_MS = 4000;
 const MAIN = moduleFile('src/cli/main.ts');
 
-let zk: TestZooKeeper;
 let cluster: TestCluster;
 
 before(async () => {
-  zk = await startTestZooKeeper();
-  cluster = await startTestCluster({ zookeeper: zk, brokers: 3, sessionTimeoutMs: SESSION_MS });
+  cluster = await startTestCluster({ brokers: 3, sessionTimeoutMs: SESSION_MS });
 });
 after(async () => {
   await cluster?.close();
-  await zk?.stop();
 });
 
 const live = () => cluster.nodeIds.filter((id) => cluster.broker(id).running);
@@ -332,7 +328,7 @@ test('SIGTERM: a controlled shutdown moves every leadership before the broker ex
 });
 
 test('start refuses a duplicate node id and an unreachable ZooKeeper, in one line each', {
-  timeout: 120_000,
+  timeout: scaled(240_000),
 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'samsa-dup-'));
   const run = (args: string[]) =>

@@ -27,7 +27,6 @@ import { describeGroupsApi } from '../../src/protocol/messages/generated/describ
 import { describeTransactionsApi } from '../../src/protocol/messages/generated/describe-transactions.js';
 import { findCoordinatorApi } from '../../src/protocol/messages/generated/find-coordinator.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { RawClient } from '../broker/support/raw-client.js';
 import { kcatRead, Proc } from '../broker/txn/interop-support.js';
 import { RecordingMarkers, settle, txnHarness } from '../broker/txn/txn-harness.js';
@@ -37,13 +36,10 @@ const SESSION_MS = 4000;
 /** Partitions of both internal topics: few, so that picking ids that share one is quick. */
 const INTERNAL_PARTITIONS = 3;
 
-let zk: TestZooKeeper;
 let cluster: TestCluster;
 
 before(async () => {
-  zk = await startTestZooKeeper();
   cluster = await startTestCluster({
-    zookeeper: zk,
     brokers: 3,
     sessionTimeoutMs: SESSION_MS,
     overrides: {
@@ -60,7 +56,6 @@ before(async () => {
 });
 after(async () => {
   await cluster?.close();
-  await zk?.stop();
 });
 
 const say = (s: string) => process.stdout.write(`# ${s}\n`);

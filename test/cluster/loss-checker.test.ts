@@ -20,7 +20,6 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Admin } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { scaled } from '../support/timeouts.js';
 import {
   CK,
@@ -76,7 +75,6 @@ const PLAN: readonly [Action, Role][] = [
   ['pause', 'controller'],
 ];
 
-let zk: TestZooKeeper;
 let cluster: TestCluster;
 let python: PythonProducer | null = null;
 
@@ -148,9 +146,7 @@ let stopCopying: (() => void) | null = null;
 
 before(async () => {
   killChildrenOnExit();
-  zk = await startTestZooKeeper();
   cluster = await startTestCluster({
-    zookeeper: zk,
     brokers: 3,
     sessionTimeoutMs: SESSION_MS,
     // A restart loads the sources again: minutes at a load of 30 on 2 cores.
@@ -175,7 +171,6 @@ after(async () => {
   await python?.kill();
   stopCopying?.();
   await cluster?.close();
-  await zk?.stop();
 });
 
 const say = (s: string) => process.stdout.write(`# ${s}\n`);
@@ -257,8 +252,10 @@ test('no acknowledged record lost through kill -9 and SIGSTOP of leaders, follow
         others,
       );
       const noticedMs = Date.now() - tf;
+      const tr = Date.now();
       if (action === 'kill') await cluster.restart(target);
       else cluster.resume(target);
+      const restartedMs = Date.now() - tr;
       await waitForFullIsr(cluster, TOPICS, 240_000);
       const epochAfter = (await brokerEpochs(cluster)).get(target)!;
       assert.ok(
@@ -270,6 +267,7 @@ test('no acknowledged record lost through kill -9 and SIGSTOP of leaders, follow
       longestFaultMs = Math.max(longestFaultMs, Date.now() - tf);
       say(
         `fault ${k + 1}/${FAULTS}: ${action} ${why} (broker ${target}): dropped after ${noticedMs} ms, ` +
+          `${action === 'kill' ? `listening again ${restartedMs} ms later, ` : ''}` +
           `back in every ISR after ${Date.now() - tf} ms; acked python ${py.acked.size}, ours ${ours.acked.size}`,
       );
     }

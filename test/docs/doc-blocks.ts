@@ -1,29 +1,44 @@
-// Extracting the fenced code blocks of the documentation and running them as a user would: the
-// TypeScript/JavaScript ones through tsx in a scratch project where `samsa` is installed (a
-// symlink to this repository, resolved through package.json "exports"), the shell ones through
-// bash with a `samsa` command on the PATH.
+// Extracting the fenced code blocks of the documentation and running them as a user would, in a
+// scratch project where `samsa` is installed (a symlink to this repository, resolved through
+// package.json "exports"): the TypeScript blocks compiled by tsc (one run for all of them, which
+// also type-checks them), the JavaScript ones as they are, the shell ones through bash with a
+// `samsa` command on the PATH.
 //
 // Markers (an HTML comment on the last non-blank line before the fence):
 //   <!-- not-run: reason -->   the block is illustrative or starts something long-running.
 //   <!-- run-until: TEXT -->   the block runs until its output contains TEXT, then gets SIGTERM
 //                              and must exit with status 0 (a consumer loop, say).
 //
-// Code and the `samsa` command run from source (src/, through tsx) with the `samsa-source`
-// export condition, the same code the rest of the test suite runs: no build needed, and no stale
-// dist/ can make a block pass or fail.
+// The blocks run the same code as the rest of the suite. Compiled (`npm test`, which built dist/
+// just before): plain `node` with `samsa` resolved to dist/ and `samsa` being bin/samsa.js, what a
+// user's install runs, and tsc checks the blocks against the built .d.ts files. From the sources
+// (`node tools/run-tests.mjs docs`): through tsx with the `samsa-source` export condition, so no
+// build is needed and no stale dist/ can make a block pass or fail. A process through tsx costs
+// about 1-2 s more CPU than plain node, and the blocks start dozens of them.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoFile } from '../support/repo.js';
+import { COMPILED, repoFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
 
 export const REPO_ROOT = repoFile('./');
-const TSX = import.meta.resolve('tsx');
-const CLI_MAIN = join(REPO_ROOT, 'src/cli/main.ts');
 /** Node flags that make `samsa` (and `samsa/client`, ...) resolve to the TypeScript sources. */
-export const SOURCE_NODE_FLAGS: readonly string[] = ['--conditions=samsa-source', '--import', TSX];
+export const SOURCE_NODE_FLAGS: readonly string[] = [
+  '--conditions=samsa-source',
+  '--import',
+  import.meta.resolve('tsx'),
+];
+/**
+ * The flags a block runs with: none when the suite runs compiled (the package's exports name
+ * dist/), else the sources'.
+ */
+const BLOCK_NODE_FLAGS: readonly string[] = COMPILED ? [] : SOURCE_NODE_FLAGS;
+/** What the `samsa` command runs: the package's bin (over dist/) or the CLI's source. */
+const SAMSA_COMMAND: readonly string[] = COMPILED
+  ? [join(REPO_ROOT, 'bin/samsa.js')]
+  : [...BLOCK_NODE_FLAGS, join(REPO_ROOT, 'src/cli/main.ts')];
 
 export type BlockKind = 'script' | 'shell' | 'other';
 
@@ -95,9 +110,13 @@ export function pointAt(code: string, bootstrap: string): string {
 /**
  * A scratch project outside the repository, as a user's would be: `node_modules/samsa` is a
  * symlink to this repository, `samsa` (and `npx samsa`, rewritten to it) is a script on the
- * PATH running the CLI from source.
+ * PATH running the CLI. `compile()` turns its TypeScript blocks into JavaScript.
  */
 export class ScratchProject {
+  /** The JavaScript tsc made of each compiled TypeScript block. */
+  private readonly compiled = new Map<DocBlock, string>();
+  private compilations = 0;
+
   private constructor(
     readonly dir: string,
     readonly binDir: string,
@@ -111,10 +130,70 @@ export class ScratchProject {
     const binDir = join(dir, 'bin');
     await mkdir(binDir);
     const shim = join(binDir, 'samsa');
-    const flags = SOURCE_NODE_FLAGS.map((f) => `'${f}'`).join(' ');
-    await writeFile(shim, `#!/bin/sh\nexec '${process.execPath}' ${flags} '${CLI_MAIN}' "$@"\n`);
+    const args = [process.execPath, ...SAMSA_COMMAND].map((a) => `'${a}'`).join(' ');
+    await writeFile(shim, `#!/bin/sh\nexec ${args} "$@"\n`);
     await chmod(shim, 0o755);
     return new ScratchProject(dir, binDir);
+  }
+
+  /**
+   * Compiles the TypeScript blocks among `blocks` with tsc in this project, as a user's strict
+   * project would (`samsa` through "exports": the sources' types from source, else dist/'s
+   * .d.ts). Returns the diagnostics that point into the blocks, as `file:line:col message` of
+   * the Markdown file; errors inside src/ are the suite's own type-check's business. tsc emits
+   * despite type errors, so the blocks still run and fail or pass on their own.
+   */
+  async compile(blocks: readonly DocBlock[]): Promise<string[]> {
+    const ts = blocks.filter((b) => b.kind === 'script' && TS_LANGS.has(b.lang.toLowerCase()));
+    if (ts.length === 0) return [];
+    const name = `tsc-${++this.compilations}`;
+    const src = join(this.dir, name);
+    const out = join(this.dir, `${name}-out`);
+    await mkdir(src);
+    const compilerOptions = {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2023'],
+      strict: true,
+      skipLibCheck: true,
+      ...(COMPILED ? {} : { customConditions: ['samsa-source'] }),
+      types: ['node'],
+      typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+      rootDir: src,
+      outDir: out,
+    };
+    const tsconfig = join(this.dir, `${name}.json`);
+    await writeFile(tsconfig, JSON.stringify({ compilerOptions, include: [`${name}/*.mts`] }));
+    await Promise.all(ts.map((b, i) => writeFile(join(src, `block-${i}.mts`), b.code)));
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig, '--pretty', 'false'],
+      { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const r = await supervise(child, undefined, scaled(120_000));
+    if (r.timedOut) return [`tsc timed out after ${scaled(120_000)} ms`];
+    for (const [i, b] of ts.entries()) {
+      const js = await readFile(join(out, `block-${i}.mjs`), 'utf8').catch(() => null);
+      if (js !== null) this.compiled.set(b, js);
+    }
+    const diagnostics: string[] = [];
+    for (const line of `${r.stdout}${r.stderr}`.split('\n')) {
+      const m = /block-(\d+)\.mts\((\d+),(\d+)\): (.*)$/.exec(line);
+      if (m === null) continue;
+      const b = ts[Number(m[1])]!;
+      diagnostics.push(`${b.file}:${b.line + Number(m[2])}:${m[3]} ${m[4]}`);
+    }
+    return diagnostics;
+  }
+
+  /** The JavaScript to run for a script block (a TypeScript one is compiled first if it was not). */
+  async javascriptOf(block: DocBlock): Promise<string> {
+    if (!TS_LANGS.has(block.lang.toLowerCase())) return block.code;
+    if (!this.compiled.has(block)) await this.compile([block]);
+    const js = this.compiled.get(block);
+    if (js === undefined) throw new Error(`${block.file}:${block.line}: tsc produced no JavaScript`);
+    return js;
   }
 
   async remove(): Promise<void> {
@@ -140,23 +219,21 @@ export async function runBlock(
   bootstrap: string,
   timeoutMs = 120_000,
 ): Promise<RunResult> {
-  const code = pointAt(block.code, bootstrap);
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${project.binDir}:${process.env.PATH ?? ''}` };
   // A block that runs node:test itself must report as a standalone script, not to our runner.
   delete env.NODE_TEST_CONTEXT;
   let child: ChildProcess;
   if (block.kind === 'script') {
-    const ext = block.lang.startsWith('j') || block.lang === 'mjs' ? 'mjs' : 'mts';
-    const file = join(project.dir, `block-${++counter}.${ext}`);
-    await writeFile(file, code);
-    child = spawn(process.execPath, [...SOURCE_NODE_FLAGS, file], {
+    const file = join(project.dir, `block-${++counter}.mjs`);
+    await writeFile(file, pointAt(await project.javascriptOf(block), bootstrap));
+    child = spawn(process.execPath, [...BLOCK_NODE_FLAGS, file], {
       cwd: project.dir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
   } else if (block.kind === 'shell') {
-    const script = code.replace(/\bnpx samsa\b/g, 'samsa');
+    const script = pointAt(block.code, bootstrap).replace(/\bnpx samsa\b/g, 'samsa');
     child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
       cwd: project.dir,
       env,
@@ -214,54 +291,13 @@ function supervise(child: ChildProcess, until: string | undefined, timeoutMs: nu
 
 const TS_LANGS = new Set(['ts', 'typescript', 'mts']);
 
-/**
- * Type-checks the TypeScript blocks as a user's strict project would (`samsa` resolved through
- * "exports" to the sources); returns the diagnostics that point into the blocks, as
- * `file:line:col message` of the Markdown file. Errors inside src/ are the suite's own
- * type-check's business and are left out.
- */
+/** Type-checks the TypeScript blocks in a project of their own; see `ScratchProject.compile()`. */
 export async function typeCheckBlocks(blocks: readonly DocBlock[]): Promise<string[]> {
-  const ts = blocks.filter((b) => b.kind === 'script' && TS_LANGS.has(b.lang.toLowerCase()));
-  if (ts.length === 0) return [];
-  const dir = await mkdtemp(join(tmpdir(), 'samsa-docs-tsc-'));
+  const project = await ScratchProject.create();
   try {
-    await writeFile(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-    await mkdir(join(dir, 'node_modules'));
-    await symlink(REPO_ROOT, join(dir, 'node_modules', 'samsa'), 'dir');
-    const compilerOptions = {
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      target: 'es2022',
-      lib: ['es2023'],
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      customConditions: ['samsa-source'],
-      types: ['node'],
-      typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
-    };
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.mts'] }));
-    await Promise.all(ts.map((b, i) => writeFile(join(dir, `block-${i}.mts`), b.code)));
-    const child = spawn(
-      process.execPath,
-      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const r = await supervise(child, undefined, scaled(120_000));
-    if (r.timedOut) return [`tsc timed out after ${scaled(120_000)} ms`];
-    const out: string[] = [];
-    for (const line of `${r.stdout}${r.stderr}`.split('\n')) {
-      const m = /^block-(\d+)\.mts\((\d+),(\d+)\): (.*)$/.exec(line);
-      if (m === null) continue;
-      const b = ts[Number(m[1])]!;
-      out.push(`${b.file}:${b.line + Number(m[2])}:${m[3]} ${m[4]}`);
-    }
-    return out;
+    return await project.compile(blocks);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await project.remove();
   }
 }
 

@@ -164,7 +164,9 @@ describe('documentation blocks', () => {
   let project: ScratchProject;
 
   before(async () => {
-    broker = await startTestBroker();
+    // No block is about the initial rebalance delay (3 s by default): each group a block forms
+    // would wait it out.
+    broker = await startTestBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
     project = await ScratchProject.create();
   });
 
@@ -177,10 +179,11 @@ describe('documentation blocks', () => {
     assert.ok(blocks.filter((b) => b.kind !== 'other' && b.notRun === undefined).length >= 3);
   });
 
+  // One tsc run checks every block and compiles them for the runs below.
   test('the TypeScript blocks type-check in a strict project', {
     timeout: scaled(120_000) + 10_000,
   }, async () => {
-    assert.deepEqual(await typeCheckBlocks(blocks.filter((b) => b.notRun === undefined)), []);
+    assert.deepEqual(await project.compile(blocks.filter((b) => b.notRun === undefined)), []);
   });
 
   for (const block of blocks) {

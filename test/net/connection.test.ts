@@ -92,6 +92,50 @@ test('many responses coalesced into one chunk are all delivered', async () => {
   c.close();
 });
 
+test('large frames read in place: any split of sizes and bodies, mixed with small frames, bytes intact', async () => {
+  // Responses of 3 MiB, 20 KiB (a rest below the direct-read size) and 10 bytes, written in
+  // pieces of odd sizes (the size prefix split too), several frames per write, so every way a
+  // read can end — inside the prefix, inside a large frame, across frame boundaries — occurs.
+  const sizes = [3 << 20, 20 * 1024, 10, 3 << 20, 7, 70 * 1024];
+  const body = (i: number, n: number): Buffer => {
+    const b = Buffer.allocUnsafe(n);
+    for (let j = 0; j < n; j++) b[j] = (j * 31 + i * 7) & 0xff;
+    return b;
+  };
+  const pending: Buffer[] = [];
+  const port = await fakeServer((socket, corr, payload) => {
+    const i = Number(payload.toString());
+    pending.push(frame(corr, body(i, sizes[i]!)));
+    if (pending.length < sizes.length) return;
+    const all = Buffer.concat(pending.splice(0));
+    const cuts = [3, 1, 2, 65536 - 7, 1 << 20, 5, 17, 300_000, 2];
+    let off = 0;
+    let k = 0;
+    const next = (): void => {
+      if (off >= all.length) return;
+      const n = cuts[k++ % cuts.length]!;
+      socket.write(all.subarray(off, off + n));
+      off += n;
+      setImmediate(next);
+    };
+    next();
+  });
+  const c = await open(port);
+  const raw = (i: number) => ({
+    build: (corr: number) => [frame(corr, Buffer.from(String(i)))],
+    parse: (f: Buffer) => f.subarray(4),
+    expectResponse: true,
+  });
+  try {
+    const got = await Promise.all(sizes.map((_, i) => c.send(raw(i))));
+    // Checked after the last frame arrived: a frame delivered as a view of the reused read buffer
+    // would have been overwritten by the reads that followed it.
+    for (let i = 0; i < sizes.length; i++) assert.ok(got[i]!.equals(body(i, sizes[i]!)), `frame ${i} intact`);
+  } finally {
+    c.close();
+  }
+});
+
 test('requests without a response (acks=0) resolve once written', async () => {
   const seen: string[] = [];
   const port = await fakeServer((socket, corr, payload) => {

@@ -19,7 +19,6 @@ function rng(seed: number): () => number {
   };
 }
 
-
 test('read_committed filters aborted records whose marker is segments later (random logs)', async () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     const rand = rng(seed);

@@ -1,5 +1,6 @@
-// The test helpers' timeouts: scaled by SAMSA_TEST_TIMEOUT_SCALE, and a wait that expires says
-// "timed out" (the raw client used to report its response timeout as "connection closed").
+// The test helpers' timeouts and the testkit's start limits: scaled by SAMSA_TEST_TIMEOUT_SCALE,
+// and a wait that expires says "timed out" (the raw client used to report its response timeout as
+// "connection closed").
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -10,9 +11,11 @@ import { LOADER_FLAGS, moduleUrl } from './repo.js';
 import { TIMEOUT_SCALE } from './timeouts.js';
 
 const TIMEOUTS = moduleUrl('test/support/timeouts.ts');
+const TESTKIT_SCALE = moduleUrl('src/testkit/timeout-scale.ts');
 
+/** `scaled(1000)` of the test helpers and `scaledLimit(1000)` of the testkit, with the knob at `env`. */
 function scaleIn(env: string | undefined): { status: number | null; out: string } {
-  const code = `import(${JSON.stringify(TIMEOUTS)}).then((m) => console.log(m.scaled(1000)), (e) => { console.error(e.message); process.exit(3); })`;
+  const code = `Promise.all([import(${JSON.stringify(TIMEOUTS)}), import(${JSON.stringify(TESTKIT_SCALE)})]).then(([t, k]) => console.log(t.scaled(1000), k.scaledLimit(1000)), (e) => { console.error(e.message); process.exit(3); })`;
   const r = spawnSync(process.execPath, [...LOADER_FLAGS, '-e', code], {
     env: { ...process.env, SAMSA_TEST_TIMEOUT_SCALE: env ?? '' },
     encoding: 'utf8',
@@ -20,9 +23,9 @@ function scaleIn(env: string | undefined): { status: number | null; out: string 
   return { status: r.status, out: `${r.stdout}${r.stderr}`.trim() };
 }
 
-test('scaled() multiplies by SAMSA_TEST_TIMEOUT_SCALE, 1 when unset; a bad value is refused', () => {
-  assert.deepEqual(scaleIn(undefined), { status: 0, out: '1000' });
-  assert.deepEqual(scaleIn('2.5'), { status: 0, out: '2500' });
+test('scaled() and the testkit start limits multiply by SAMSA_TEST_TIMEOUT_SCALE, 1 when unset; a bad value is refused', () => {
+  assert.deepEqual(scaleIn(undefined), { status: 0, out: '1000 1000' });
+  assert.deepEqual(scaleIn('2.5'), { status: 0, out: '2500 2500' });
   const bad = scaleIn('fast');
   assert.equal(bad.status, 3);
   assert.match(bad.out, /SAMSA_TEST_TIMEOUT_SCALE must be a positive number/);

@@ -2,20 +2,12 @@
 // test helpers (how long to wait for a response, a line of output, a condition, a process).
 // Tests assert outcomes, not speed: these deadlines only decide when a wait that is not going to
 // end is called a failure, so they are generous by default (a loaded 2-core machine passes) and
-// can be raised further, e.g. SAMSA_TEST_TIMEOUT_SCALE=3 npm test.
-
-function readScale(): number {
-  const raw = process.env.SAMSA_TEST_TIMEOUT_SCALE;
-  if (raw === undefined || raw.trim() === '') return 1;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) {
-    throw new Error(`SAMSA_TEST_TIMEOUT_SCALE must be a positive number, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
+// can be raised further, e.g. SAMSA_TEST_TIMEOUT_SCALE=3 npm test. The testkit reads the same knob
+// for its start limits (src/testkit/timeout-scale.ts).
+import { timeoutScale } from '../../src/testkit/timeout-scale.js';
 
 /** The factor applied by `scaled()` (1 unless SAMSA_TEST_TIMEOUT_SCALE is set). */
-export const TIMEOUT_SCALE = readScale();
+export const TIMEOUT_SCALE = timeoutScale();
 
 /** A liveness timeout of `ms` milliseconds at the default scale, scaled for this machine. */
 export function scaled(ms: number): number {

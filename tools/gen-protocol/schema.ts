@@ -1,10 +1,10 @@
 // Loading Kafka's JSON message schemas (JSON with `//` comments) into a resolved model: version
 // ranges parsed, struct references resolved (inline `fields` and `commonStructs`), field names
 // mapped to the lowerCamelCase properties the generated code uses. Versions Kafka added later
-// with an unchanged layout widen the range (`later-versions.ts`).
+// widen the range, with the fields they added inserted (`later-versions.ts`).
 
 import { readFileSync } from 'node:fs';
-import { LATER_VERSIONS } from './later-versions.js';
+import { LATER_FIELDS, LATER_VERSIONS, type LaterField } from './later-versions.js';
 
 /** Inclusive version range; empty when lo > hi. `hi` is Infinity for open ranges ("3+"). */
 export interface VersionRange {
@@ -149,8 +149,39 @@ export function camel(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
+/** Inserts the fields of later versions (LATER_FIELDS) into the struct Kafka's schema has them in. */
+function addLaterFields(raw: RawMessage): void {
+  for (const later of LATER_FIELDS.get(raw.name) ?? []) {
+    const fields = structFields(raw, later);
+    if (fields.some((f) => f.name === later.field.name))
+      throw new Error(`${raw.name}: ${later.field.name} is in the schema already; drop it from LATER_FIELDS`);
+    const at = fields.findIndex((f) => f.name === later.after);
+    if (at < 0) throw new Error(`${raw.name}.${later.struct}: no field ${later.after}`);
+    fields.splice(at + 1, 0, { ...later.field });
+  }
+}
+
+function structFields(raw: RawMessage, later: LaterField): RawField[] {
+  if (later.struct === raw.name) return raw.fields;
+  const common = raw.commonStructs?.find((c) => c.name === later.struct);
+  if (common !== undefined) return common.fields;
+  const find = (fields: RawField[]): RawField[] | undefined => {
+    for (const f of fields) {
+      if (f.fields === undefined) continue;
+      if (f.type.replace(/^\[\]/, '') === later.struct) return f.fields;
+      const inner = find(f.fields);
+      if (inner !== undefined) return inner;
+    }
+    return undefined;
+  };
+  const found = find(raw.fields);
+  if (found === undefined) throw new Error(`${raw.name}: no struct ${later.struct}`);
+  return found;
+}
+
 export function loadMessage(path: string): MessageSpec {
   const raw = parseJsonWithComments(readFileSync(path, 'utf8')) as RawMessage;
+  addLaterFields(raw);
   const kind = raw.type as MessageSpec['kind'];
   const structs: StructSpec[] = [];
   const byName = new Map<string, StructSpec>();

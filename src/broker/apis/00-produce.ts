@@ -138,9 +138,9 @@ export default defineApi<ProduceRequest, ProduceResponse>({
       const mixed = mixedProducers(req);
       if (mixed !== ErrorCode.NONE) return produceError(req, mixed, acks);
     }
-    const pending: Promise<ProduceResponsePartitionProduceResponse>[][] = [];
+    // Every partition's answer, topic after topic: awaited together, then split by topic.
+    const results: Promise<ProduceResponsePartitionProduceResponse>[] = [];
     for (const topic of req.topicData) {
-      const results: Promise<ProduceResponsePartitionProduceResponse>[] = [];
       const minIsr = acks === -1 ? minInsyncReplicas(broker, topic.name) : 1;
       for (const pd of topic.partitionData) {
         const fail = (e: unknown) => Promise.resolve(partitionError(pd.index, e, broker));
@@ -201,20 +201,18 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           results.push(fail(e));
         }
       }
-      pending.push(results);
     }
-    const responses = await Promise.all(
-      req.topicData.map(async (t, i) => ({
-        name: t.name,
-        partitionResponses: await Promise.all(pending[i]!),
-      })),
-    );
+    const answers = await Promise.all(results);
     if (acks === 0) {
-      const failed = responses
-        .flatMap((t) => t.partitionResponses)
-        .find((p) => p.errorCode !== ErrorCode.NONE);
+      const failed = answers.find((p) => p.errorCode !== ErrorCode.NONE);
       return failed ? new CloseConnection(`acks=0 produce failed: ${failed.errorMessage}`) : NO_RESPONSE;
     }
+    let next = 0;
+    const responses = req.topicData.map((t) => {
+      const from = next;
+      next += t.partitionData.length;
+      return { name: t.name, partitionResponses: answers.slice(from, next) };
+    });
     return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
   },
 });

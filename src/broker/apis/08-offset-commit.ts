@@ -14,69 +14,74 @@ import {
   type OffsetCommitResponse,
   offsetCommitApi,
 } from '../../protocol/messages/generated/offset-commit.js';
+import { type CommitCodes, commitCode } from '../coordinator/group/offset-manager.js';
 import { defineApi } from './api.js';
 import { AclOp, allowed, ResType, splitDeniedTopics } from './authorize.js';
-import { mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
+import {
+  type CommitResultTopic,
+  coordinatorTopics,
+  mergeCommitResults,
+  splitUnknownPartitions,
+} from './commit-partitions.js';
 import { groupCoordinator } from './group-api.js';
+
+type RequestTopic = OffsetCommitRequest['topics'][number];
+
+/** Every partition of `topics` with one code. */
+function allWith(topics: readonly RequestTopic[], errorCode: number): CommitResultTopic[] {
+  return topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+  }));
+}
+
+/** The coordinator's codes (request order) as response topics. */
+function withCodes(topics: readonly RequestTopic[], codes: CommitCodes): CommitResultTopic[] {
+  if (typeof codes === 'number') return allWith(topics, codes);
+  let i = 0;
+  return topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({
+      partitionIndex: p.partitionIndex,
+      errorCode: commitCode(codes, i++),
+    })),
+  }));
+}
 
 export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
   api: offsetCommitApi,
   minVersion: 0,
   maxVersion: 9,
   pipelinable: true,
-  async handle(ctx, req) {
+  // Not async: the coordinator answers through a callback, so a commit costs one promise.
+  handle(ctx, req) {
     const v = ctx.version;
     if (!allowed(ctx, AclOp.READ, ResType.GROUP, req.groupId))
-      return {
-        throttleTimeMs: 0,
-        topics: req.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({
-            partitionIndex: p.partitionIndex,
-            errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
-          })),
-        })),
-      };
+      return { throttleTimeMs: 0, topics: allWith(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
     const { allowedTopics, refused } = splitDeniedTopics(ctx, AclOp.READ, req.topics);
     const split = splitUnknownPartitions(ctx.broker.image, allowedTopics);
     const known = split.known;
     const unknown = refused.length === 0 ? split.unknown : [...refused, ...split.unknown];
-    if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
+    if (known.length === 0) return { throttleTimeMs: 0, topics: [...unknown] };
     const gc = groupCoordinator(ctx);
-    const results = gc
-      ? await gc.commitOffsets({
-          groupId: req.groupId,
-          generationId: v >= 1 ? req.generationIdOrMemberEpoch : -1,
-          memberId: v >= 1 ? req.memberId : '',
-          groupInstanceId: v >= 7 ? req.groupInstanceId : null,
-          retentionTimeMs: v >= 2 && v <= 4 ? Number(req.retentionTimeMs) : -1,
-          apiVersion: v,
-          topics: known.map((t) => ({
-            name: t.name,
-            partitions: t.partitions.map((p) => ({
-              partition: p.partitionIndex,
-              offset: p.committedOffset,
-              leaderEpoch: v >= 6 ? p.committedLeaderEpoch : -1,
-              metadata: p.committedMetadata,
-            })),
-          })),
-        })
-      : known.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({
-            partition: p.partitionIndex,
-            errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-          })),
-        }));
-    return {
-      throttleTimeMs: 0,
-      topics: mergeCommitResults(
-        unknown,
-        results.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({ partitionIndex: p.partition, errorCode: p.errorCode })),
-        })),
-      ),
+    if (gc === null)
+      return {
+        throttleTimeMs: 0,
+        topics: mergeCommitResults(unknown, allWith(known, ErrorCode.COORDINATOR_NOT_AVAILABLE)),
+      };
+    const commit = {
+      groupId: req.groupId,
+      generationId: v >= 1 ? req.generationIdOrMemberEpoch : -1,
+      memberId: v >= 1 ? req.memberId : '',
+      groupInstanceId: v >= 7 ? req.groupInstanceId : null,
+      retentionTimeMs: v >= 2 && v <= 4 ? Number(req.retentionTimeMs) : -1,
+      apiVersion: v,
+      topics: coordinatorTopics(known, v >= 6),
     };
+    return new Promise<OffsetCommitResponse>((resolve) =>
+      gc.commit(commit, (codes) =>
+        resolve({ throttleTimeMs: 0, topics: mergeCommitResults(unknown, withCodes(known, codes)) }),
+      ),
+    );
   },
 });

@@ -55,7 +55,11 @@ export default defineApi<ApiVersionsRequest, ApiVersionsResponse>({
       ctx.conn.clientSoftwareVersion = req.clientSoftwareVersion;
     }
     return {
-      ...apiVersionsResponse(ErrorCode.NONE, ctx.broker.registry.advertised()),
+      // The registry's frozen list, shared by every answer: the encoder only reads it.
+      ...apiVersionsResponse(
+        ErrorCode.NONE,
+        ctx.broker.registry.advertised() as ApiVersionsResponse['apiKeys'],
+      ),
       ...features(ctx.broker, ctx.version),
     };
   },

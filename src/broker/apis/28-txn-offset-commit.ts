@@ -21,7 +21,12 @@ import { CONSUMER_OFFSETS_TOPIC } from '../coordinator/group/broker-group-coordi
 import { producerFencedFor } from '../coordinator/txn/txn-api-errors.js';
 import { defineApi, type RequestContext } from './api.js';
 import { AclOp, allowed, ResType, splitDeniedTopics } from './authorize.js';
-import { type CommitResultTopic, mergeCommitResults, splitUnknownPartitions } from './commit-partitions.js';
+import {
+  type CommitResultTopic,
+  coordinatorTopics,
+  mergeCommitResults,
+  splitUnknownPartitions,
+} from './commit-partitions.js';
 
 /** The first TxnOffsetCommit version of transaction protocol v2. */
 const FIRST_V2_VERSION = 5;
@@ -48,7 +53,7 @@ export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
     const split = splitUnknownPartitions(ctx.broker.image, allowedTopics);
     const known = split.known;
     const unknown = refused.length === 0 ? split.unknown : [...refused, ...split.unknown];
-    if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
+    if (known.length === 0) return { throttleTimeMs: 0, topics: [...unknown] };
     return { throttleTimeMs: 0, topics: mergeCommitResults(unknown, await commitKnown(ctx, req, known)) };
   },
 });
@@ -56,7 +61,7 @@ export default defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
 async function commitKnown(
   ctx: RequestContext,
   req: TxnOffsetCommitRequest,
-  topics: TxnOffsetCommitRequest['topics'],
+  topics: readonly TxnOffsetCommitRequest['topics'][number][],
 ): Promise<CommitResultTopic[]> {
   const v = ctx.version;
   const all = (errorCode: number): CommitResultTopic[] =>
@@ -95,15 +100,7 @@ async function commitKnown(
       memberId: v >= 3 ? req.memberId : '',
       groupInstanceId: v >= 3 ? req.groupInstanceId : null,
       retentionTimeMs: -1,
-      topics: topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({
-          partition: p.partitionIndex,
-          offset: p.committedOffset,
-          leaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
-          metadata: p.committedMetadata,
-        })),
-      })),
+      topics: coordinatorTopics(topics, v >= 2),
     },
     { producerId: req.producerId, producerEpoch: req.producerEpoch },
   );

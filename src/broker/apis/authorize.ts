@@ -78,6 +78,8 @@ export interface RefusedTopic {
   readonly partitions: { partitionIndex: number; errorCode: number }[];
 }
 
+const NONE_REFUSED: readonly RefusedTopic[] = [];
+
 /**
  * Splits request topics into those the principal may `op` and the refused ones, answered
  * TOPIC_AUTHORIZATION_FAILED per partition (OffsetCommit, TxnOffsetCommit, OffsetDelete).
@@ -88,9 +90,9 @@ export function splitDeniedTopics<
   ctx: RequestContext,
   op: number,
   topics: readonly T[],
-): { allowedTopics: readonly T[]; refused: RefusedTopic[] } {
+): { allowedTopics: readonly T[]; refused: readonly RefusedTopic[] } {
   const denied = deniedNames(ctx, op, ResType.TOPIC, topics, (t) => t.name);
-  if (denied === null) return { allowedTopics: topics, refused: [] };
+  if (denied === null) return { allowedTopics: topics, refused: NONE_REFUSED };
   return {
     allowedTopics: topics.filter((t) => !denied.has(t.name)),
     refused: topics

@@ -6,8 +6,9 @@
 // then topic READ. Samsa has no ACLs, so both always pass.) When no partition is left the
 // coordinator is not asked at all, so even a group error cannot replace these answers. The
 // response lists these error partitions first, then the coordinator's (Kafka's response builder
-// order).
+// order). Also how both hand their partitions to the coordinator (`coordinatorTopics`).
 import { ErrorCode } from '../../protocol/errors.js';
+import type { OffsetCommitRequest } from '../coordinator/group/group-types.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
 
 export interface CommitResultTopic {
@@ -20,11 +21,26 @@ interface RequestTopic<P extends { partitionIndex: number }> {
   partitions: P[];
 }
 
-/** Splits the request's topics into those the coordinator may see and the per-partition errors. */
+const NONE_UNKNOWN: CommitResultTopic[] = [];
+
+/** Whether every partition of `topics` exists (the usual case: nothing to split). */
+function allKnown(image: MetadataView, topics: readonly RequestTopic<{ partitionIndex: number }>[]): boolean {
+  for (const t of topics) {
+    const count = image.topic(t.name)?.partitions.length ?? 0;
+    for (const p of t.partitions) if (!(p.partitionIndex >= 0 && p.partitionIndex < count)) return false;
+  }
+  return true;
+}
+
+/**
+ * Splits the request's topics into those the coordinator may see and the per-partition errors;
+ * when every partition exists, `known` is `topics` itself and nothing is allocated but the pair.
+ */
 export function splitUnknownPartitions<P extends { partitionIndex: number }, T extends RequestTopic<P>>(
   image: MetadataView,
   topics: readonly T[],
-): { known: T[]; unknown: CommitResultTopic[] } {
+): { known: readonly T[]; unknown: readonly CommitResultTopic[] } {
+  if (allKnown(image, topics)) return { known: topics, unknown: NONE_UNKNOWN };
   const known: T[] = [];
   const unknown: CommitResultTopic[] = [];
   for (const t of topics) {
@@ -49,9 +65,9 @@ export function splitUnknownPartitions<P extends { partitionIndex: number }, T e
 /** The unknown-partition errors followed by the coordinator's results, one entry per topic name. */
 export function mergeCommitResults(
   unknown: readonly CommitResultTopic[],
-  results: readonly CommitResultTopic[],
+  results: CommitResultTopic[],
 ): CommitResultTopic[] {
-  if (unknown.length === 0) return [...results];
+  if (unknown.length === 0) return results;
   const out = unknown.map((t) => ({ name: t.name, partitions: [...t.partitions] }));
   const byName = new Map(out.map((t) => [t.name, t]));
   for (const t of results) {
@@ -63,4 +79,27 @@ export function mergeCommitResults(
     } else existing.partitions.push(...t.partitions);
   }
   return out;
+}
+
+interface WireCommitPartition {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch: number;
+  committedMetadata: string | null;
+}
+
+/** The request's topics as the group coordinator takes them; `leaderEpochs` false: the version has none (-1). */
+export function coordinatorTopics(
+  topics: readonly { name: string; partitions: readonly WireCommitPartition[] }[],
+  leaderEpochs: boolean,
+): OffsetCommitRequest['topics'] {
+  return topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({
+      partition: p.partitionIndex,
+      offset: p.committedOffset,
+      leaderEpoch: leaderEpochs ? p.committedLeaderEpoch : -1,
+      metadata: p.committedMetadata,
+    })),
+  }));
 }

@@ -120,6 +120,20 @@ export const DEVIATIONS: ReadonlyMap<number, VersionRange & { readonly why: stri
     },
   ],
   [
+    15,
+    {
+      ...r(0, 6),
+      why: 'DescribeGroups v6 (Kafka 4.0): GROUP_ID_NOT_FOUND with a message for an unknown or non-classic group, instead of Dead (KIP-1043)',
+    },
+  ],
+  [
+    69,
+    {
+      ...r(0, 1),
+      why: 'ConsumerGroupDescribe v1 (Kafka 4.0): MemberType tells classic members of a consumer group from the others (KIP-1099)',
+    },
+  ],
+  [
     7,
     {
       ...r(2, 3),

@@ -26,6 +26,8 @@ export interface BrokerConfig {
   readonly socketRequestMaxBytes: number;
   /** Broker-wide budget for requests being buffered/handled; <= 0 = unlimited. */
   readonly queuedMaxRequestBytes: number;
+  /** `num.network.threads`: 1 = the event loop does the socket I/O; N = N − 1 network threads do. */
+  readonly numNetworkThreads: number;
   readonly connectionsMaxIdleMs: number;
   readonly maxConnections: number;
   readonly fetchMaxBytes: number;
@@ -121,6 +123,7 @@ export function buildBrokerConfig(props: ReadonlyMap<string, string>): BrokerCon
     logDirs,
     socketRequestMaxBytes: num('socket.request.max.bytes'),
     queuedMaxRequestBytes: num('queued.max.request.bytes'),
+    numNetworkThreads: num('num.network.threads'),
     connectionsMaxIdleMs: num('connections.max.idle.ms'),
     maxConnections: num('max.connections'),
     fetchMaxBytes: num('fetch.max.bytes'),

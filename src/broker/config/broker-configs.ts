@@ -86,6 +86,13 @@ const DEFS: readonly BrokerConfigDef[] = [
     'Broker-wide budget for buffered requests (Samsa default 100 MiB; Kafka: -1).',
     { validate: atLeast(-1) },
   ),
+  def(
+    'num.network.threads',
+    'int',
+    '1',
+    'Threads on the request path: 1 (Samsa default) = the event loop does all; N > 1 = N − 1 network threads own the sockets, the event loop handles every request. Read at start (Kafka: 3, per listener).',
+    { validate: atLeast(1) },
+  ),
   def('connections.max.idle.ms', 'long', '600000', 'Idle connections are closed after this long.', {
     validate: atLeast(1),
   }),

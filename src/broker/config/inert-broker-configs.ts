@@ -36,7 +36,6 @@ const INERT: readonly BrokerConfigDef[] = [
   def('max.connection.creation.rate', 'int', INT_MAX, 'New connections per second.', {
     validate: atLeast(0),
   }),
-  def('num.network.threads', 'int', '3', 'Network threads.', { validate: atLeast(1) }),
   def('log.cleaner.threads', 'int', '1', 'Cleaner threads.', { validate: atLeast(0) }),
   def('log.cleaner.dedupe.buffer.size', 'long', '134217728', 'Cleaner dedupe memory.'),
   def('log.cleaner.io.buffer.load.factor', 'double', '0.9', 'Dedupe buffer load factor.'),

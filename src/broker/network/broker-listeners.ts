@@ -9,7 +9,9 @@ import { hostname } from 'node:os';
 import { type BrokerConfig, bindAddress } from '../config/broker-config.js';
 import { listenerSaslConfig } from '../config/listener-sasl-config.js';
 import type { ListenerEndpoint } from '../config/listeners.js';
+import type { ConnectionQuotas } from './connection-quotas.js';
 import { type ListenerIdentity, SocketServer, type SocketServerOptions } from './socket-server.js';
+import { NetworkThreads } from './threads/network-threads.js';
 import { tlsListener } from './tls-listener.js';
 
 export interface PreparedListener {
@@ -41,16 +43,50 @@ export function prepareListeners(config: BrokerConfig): PreparedListener[] {
   }));
 }
 
-export type ListenerServerOptions = Omit<SocketServerOptions, 'host' | 'port' | 'listener'>;
+export interface ListenerServerOptions
+  extends Omit<SocketServerOptions, 'host' | 'port' | 'listener' | 'connectionQuotas'> {
+  readonly connectionQuotas?: ConnectionQuotas;
+  /**
+   * `num.network.threads` > 1: the sockets go to network threads (`threads/`), the event loop
+   * only handles requests. Absent or `threads` 1: the event loop does everything.
+   */
+  readonly networkThreads?: {
+    readonly threads: number;
+    /** The dispatcher's pipelining table (`pipelineTable`). */
+    readonly pipelinable: readonly number[];
+    readonly quotasEnabled: () => boolean;
+  };
+}
+
+/** A bound listener: a `SocketServer`, or one served by network threads. */
+export interface ListenerServer {
+  readonly listener: ListenerIdentity;
+  readonly host: string;
+  readonly port: number;
+  readonly connectionCount: number;
+}
 
 export class BrokerListeners {
-  private constructor(readonly servers: readonly SocketServer[]) {}
+  private constructor(
+    readonly servers: readonly ListenerServer[],
+    private readonly closeAll: () => Promise<void>,
+  ) {}
 
   /** Binds every listener; if one cannot bind, the others are closed again. */
   static async open(
     prepared: readonly PreparedListener[],
     options: ListenerServerOptions,
   ): Promise<BrokerListeners> {
+    const threads = options.networkThreads;
+    if (threads !== undefined && threads.threads > 1) {
+      const { networkThreads: _, buffers: __, ...rest } = options;
+      const served = await NetworkThreads.start({
+        ...rest,
+        ...threads,
+        listeners: prepared.map((p) => ({ identity: p.identity, ...bindAddress(p.endpoint) })),
+      });
+      return new BrokerListeners(served.listeners, () => served.close());
+    }
     const servers: SocketServer[] = [];
     try {
       for (const p of prepared) {
@@ -62,10 +98,12 @@ export class BrokerListeners {
       await Promise.all(servers.map((s) => s.close()));
       throw e;
     }
-    return new BrokerListeners(servers);
+    return new BrokerListeners(servers, async () => {
+      await Promise.all(servers.map((s) => s.close()));
+    });
   }
 
-  server(listenerName: string): SocketServer | undefined {
+  server(listenerName: string): ListenerServer | undefined {
     return this.servers.find((s) => s.listener.name === listenerName);
   }
 
@@ -86,8 +124,8 @@ export class BrokerListeners {
     return this.servers.reduce((n, s) => n + s.connectionCount, 0);
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.servers.map((s) => s.close()));
+  close(): Promise<void> {
+    return this.closeAll();
   }
 }
 

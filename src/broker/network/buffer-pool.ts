@@ -23,6 +23,11 @@ export interface BufferPoolOptions {
   readonly maxPooledBytes?: number;
   readonly maxIdleBytes?: number;
   readonly trimIntervalMs?: number;
+  /**
+   * Pooled buffers live in SharedArrayBuffers: network threads write a response that references
+   * them (a fetch read) without a copy (`threads/remote-connections.ts`).
+   */
+  readonly shared?: boolean;
 }
 
 /**
@@ -40,6 +45,7 @@ export class BufferPool {
   readonly minPooledBytes: number;
   readonly maxPooledBytes: number;
   readonly maxIdleBytes: number;
+  private readonly shared: boolean;
   /** Idle buffers by class size. */
   private readonly free = new Map<number, Buffer[]>();
   /** Backing stores handed out and not yet returned: guards against double or foreign release. */
@@ -52,6 +58,7 @@ export class BufferPool {
     this.minPooledBytes = opts.minPooledBytes ?? DEFAULT_MIN_POOLED_BYTES;
     this.maxPooledBytes = opts.maxPooledBytes ?? DEFAULT_MAX_POOLED_BYTES;
     this.maxIdleBytes = opts.maxIdleBytes ?? DEFAULT_MAX_IDLE_BYTES;
+    this.shared = opts.shared === true;
     const every = opts.trimIntervalMs ?? DEFAULT_TRIM_INTERVAL_MS;
     this.timer = every > 0 ? setInterval(() => this.trim(), every) : null;
     this.timer?.unref();
@@ -71,7 +78,7 @@ export class BufferPool {
     let whole = list?.pop();
     if (whole !== undefined) this.idle -= cls;
     // Slow: a buffer of its own, never a slice of Node's shared pool.
-    else whole = Buffer.allocUnsafeSlow(cls);
+    else whole = this.shared ? Buffer.from(new SharedArrayBuffer(cls)) : Buffer.allocUnsafeSlow(cls);
     this.lent.add(whole.buffer);
     return whole.subarray(0, size);
   }

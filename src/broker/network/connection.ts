@@ -1,11 +1,12 @@
 // One client connection: length-prefixed framing, admission against the memory budget, and
 // responses written strictly in request order.
 //
-// Framing: `int32 size` + `size` bytes. The size is checked before any of the body is buffered
-// (negative or above `socket.request.max.bytes` closes the connection, as Kafka does), and the
-// body is copied once into a frame of exactly that size. Large frames come from a shared
-// `BufferPool` and go back to it when the handler said it keeps no reference to the request
-// bytes (Produce: the log has written them by the time the request finishes).
+// Framing (`frame-reader.ts`): `int32 size` + `size` bytes. The size is checked before any of the
+// body is buffered (negative or above `socket.request.max.bytes` closes the connection, as Kafka
+// does). A plain TCP socket reads into buffers the reader picks (`socket-reads.ts`): the rest of a
+// large frame directly, else a staging buffer from which each frame is copied once. Large frames
+// come from a shared `BufferPool` and go back to it when the handler said it keeps no reference to
+// the request bytes (Produce: the log has written them by the time the request finishes).
 //
 // Ordering: requests start in arrival order. A request starts only when every earlier request
 // of this connection has finished (Kafka mutes a channel while it has a request in flight),
@@ -13,13 +14,20 @@
 // may overlap other pipelinable ones. Outcomes are written in arrival order whatever order the
 // handlers finish in; a request may produce no response (acks=0) or ask to close the connection
 // after the earlier responses have gone out.
+//
+// Writes: the first response written in a tick corks the socket until `process.nextTick`, so that
+// every response finishing in the same tick (pipelined requests read together, appends completed
+// together) leaves in one `writev`. A lone response waits for nothing but the end of the current
+// callback: no timer.
 
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { BufferPool } from './buffer-pool.js';
+import { FrameReader } from './frame-reader.js';
 import type { MemoryPool } from './memory-pool.js';
 import type { RejectionLog } from './rejection-log.js';
 import type { SaslSession } from './sasl/sasl-session.js';
+import { readIntoOwnBuffers } from './socket-reads.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -89,7 +97,7 @@ export interface RequestHandler {
    * A lower size limit for the next frame than `socket.request.max.bytes` (before SASL
    * authentication: `sasl.server.max.receive.size`); absent = no lower limit.
    */
-  maxFrameBytes?(): number;
+  maxFrameBytes?(conn?: ConnectionContext): number;
   handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome>;
 }
 
@@ -132,12 +140,7 @@ interface Slot {
 
 export class Connection {
   readonly context: ConnectionContext;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** Size of the frame being read, or -1 while waiting for a size prefix. */
-  private frameSize = -1;
-  private frame: Buffer | null = null;
-  private filled = 0;
+  private readonly reader: FrameReader;
   /** Requests received and not yet written, in arrival order. */
   private readonly slots: Slot[] = [];
   /** Index in `slots` of the next request to start. */
@@ -150,8 +153,11 @@ export class Connection {
   private cancelMemoryWait: (() => void) | null = null;
   private closed = false;
   private idleListeners: (() => void)[] = [];
-  /** `onSent` of the responses written by the flush under way (see `reportSent`). */
+  /** `onSent` of the responses written this tick (see `reportSent`). */
   private sentCallbacks: (() => void)[] = [];
+  /** The socket is corked until the end of the tick (see `flush`). */
+  private corkedForTick = false;
+  private readonly endTickCallback = (): void => this.endTick();
   /** Ends a quota throttle (KIP-219 mute); null while not throttled. */
   private throttleTimer: NodeJS.Timeout | null = null;
 
@@ -169,9 +175,26 @@ export class Connection {
       clientSoftwareName: '',
       clientSoftwareVersion: '',
     };
+    this.reader = new FrameReader({
+      refuse: (size) => this.refuseSize(size),
+      admit: (size) => this.admit(size),
+      reject: (reason) => {
+        this.opts.rejections?.report(this.context.remoteAddress, reason);
+        this.close(reason);
+      },
+      frame: (frame) => this.enqueue(frame),
+    });
     socket.setNoDelay(true);
     socket.setTimeout(opts.idleMs);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    const ownBuffers = readIntoOwnBuffers(
+      socket,
+      () => this.reader.readTarget(),
+      (n, buffer) => {
+        this.reader.read(n, buffer);
+        return true;
+      },
+    );
+    if (!ownBuffers) socket.on('data', (chunk: Buffer) => this.reader.push(chunk, 0, chunk.length));
     socket.on('timeout', () => this.onIdle());
     socket.on('error', () => this.close('socket error'));
     socket.on('close', () => this.close('peer closed'));
@@ -187,82 +210,24 @@ export class Connection {
     return this.slots.length;
   }
 
-  private onData(chunk: Buffer): void {
-    if (this.closed) return;
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    this.processInput();
+  /** Why a frame of `size` bytes is refused, or null. */
+  private refuseSize(size: number): string | null {
+    const lower = this.opts.handler.maxFrameBytes?.(this.context) ?? Number.POSITIVE_INFINITY;
+    if (size >= 0 && size <= this.opts.maxRequestBytes && size <= lower) return null;
+    const limit =
+      size > lower
+        ? `sasl.server.max.receive.size ${lower} before authentication`
+        : `socket.request.max.bytes ${this.opts.maxRequestBytes}`;
+    return `invalid request size ${size} (${limit})`;
   }
 
-  private processInput(): void {
-    while (!this.closed) {
-      if (this.frameSize < 0) {
-        if (this.pendingBytes < 4) return;
-        const size = this.readSizePrefix();
-        const lower = this.opts.handler.maxFrameBytes?.() ?? Number.POSITIVE_INFINITY;
-        if (size < 0 || size > this.opts.maxRequestBytes || size > lower) {
-          const limit =
-            size > lower
-              ? `sasl.server.max.receive.size ${lower} before authentication`
-              : `socket.request.max.bytes ${this.opts.maxRequestBytes}`;
-          const reason = `invalid request size ${size} (${limit})`;
-          this.opts.rejections?.report(this.context.remoteAddress, reason);
-          this.close(reason);
-          return;
-        }
-        this.frameSize = size;
-      }
-      if (this.frame === null) {
-        if (!this.opts.pool.tryAllocate(this.frameSize)) {
-          this.waitForMemory();
-          return;
-        }
-        this.frame = this.opts.buffers?.acquire(this.frameSize) ?? Buffer.allocUnsafe(this.frameSize);
-        this.filled = 0;
-      }
-      this.fillFrame();
-      if (this.filled < this.frameSize) return;
-      const frame = this.frame;
-      this.frame = null;
-      this.frameSize = -1;
-      this.enqueue(frame);
+  /** A buffer for the next frame, or null (reading paused) while the memory budget is spent. */
+  private admit(size: number): Buffer | null {
+    if (!this.opts.pool.tryAllocate(size)) {
+      this.waitForMemory();
+      return null;
     }
-  }
-
-  private readSizePrefix(): number {
-    let head = this.pending[0]!;
-    if (head.length < 4) {
-      head = Buffer.concat(this.pending);
-      this.pending = [head];
-    }
-    const size = head.readInt32BE(0);
-    this.consume(4);
-    return size;
-  }
-
-  private consume(n: number): void {
-    this.pendingBytes -= n;
-    while (n > 0) {
-      const head = this.pending[0]!;
-      if (head.length <= n) {
-        this.pending.shift();
-        n -= head.length;
-      } else {
-        this.pending[0] = head.subarray(n);
-        n = 0;
-      }
-    }
-  }
-
-  private fillFrame(): void {
-    const frame = this.frame!;
-    while (this.filled < this.frameSize && this.pending.length > 0) {
-      const head = this.pending[0]!;
-      const n = Math.min(head.length, this.frameSize - this.filled);
-      head.copy(frame, this.filled, 0, n);
-      this.filled += n;
-      this.consume(n);
-    }
+    return this.opts.buffers?.acquire(size) ?? Buffer.allocUnsafe(size);
   }
 
   private waitForMemory(): void {
@@ -271,7 +236,7 @@ export class Connection {
     this.cancelMemoryWait = this.opts.pool.waitForMemory(() => {
       this.cancelMemoryWait = null;
       this.resume('memory');
-      this.processInput();
+      this.reader.resume();
     });
   }
 
@@ -300,21 +265,6 @@ export class Connection {
   private run(slot: Slot): void {
     this.running++;
     if (!slot.pipelinable) this.runningBlocking++;
-    const done = (outcome: RequestOutcome, handled: boolean): void => {
-      this.running--;
-      if (!slot.pipelinable) this.runningBlocking--;
-      slot.outcome = outcome;
-      // Only after a normal completion: a handler that threw may have left work (e.g. a
-      // queued log write) that still reads the frame.
-      if (handled && slot.reusable) this.recycle(slot);
-      if (this.closed) {
-        this.release(slot);
-        discarded(outcome);
-        return;
-      }
-      this.flush();
-      this.startRequests();
-    };
     let p: Promise<RequestOutcome>;
     try {
       p = this.opts.handler.handle(slot.frame, this.context);
@@ -322,15 +272,31 @@ export class Connection {
       p = Promise.reject(e);
     }
     p.then(
-      (outcome) => done(outcome, true),
+      (outcome) => this.finished(slot, outcome, true),
       (e: unknown) => {
         this.opts.logger.log('error', 'request handler failed', {
           error: String(e),
           conn: this.context.remoteAddress,
         });
-        done({ kind: 'close', reason: 'handler failure' }, false);
+        this.finished(slot, { kind: 'close', reason: 'handler failure' }, false);
       },
     );
+  }
+
+  private finished(slot: Slot, outcome: RequestOutcome, handled: boolean): void {
+    this.running--;
+    if (!slot.pipelinable) this.runningBlocking--;
+    slot.outcome = outcome;
+    // Only after a normal completion: a handler that threw may have left work (e.g. a queued
+    // log write) that still reads the frame.
+    if (handled && slot.reusable) this.recycle(slot);
+    if (this.closed) {
+      this.release(slot);
+      discarded(outcome);
+      return;
+    }
+    this.flush();
+    this.startRequests();
   }
 
   private recycle(slot: Slot): void {
@@ -340,24 +306,38 @@ export class Connection {
   }
 
   /**
-   * Writes every finished outcome at the head of the queue, in order. The socket is corked
-   * meanwhile, so responses that finish together leave in one `writev` (no Nagle: noDelay).
+   * Writes every finished outcome at the head of the queue, in order. The first write of a tick
+   * corks the socket until the tick ends (`endTick`): responses finishing together leave in one
+   * `writev` (no Nagle: noDelay).
    */
   private flush(): void {
     const head = this.slots[0];
-    const corked = !this.socket.destroyed && head !== undefined && head.outcome !== null;
-    if (corked) this.socket.cork();
-    try {
-      this.flushOutcomes();
-    } finally {
-      if (corked) this.socket.uncork();
-      this.reportSent();
+    if (head !== undefined && head.outcome !== null && !this.corkedForTick && !this.socket.destroyed) {
+      this.corkedForTick = true;
+      this.socket.cork();
+      process.nextTick(this.endTickCallback);
     }
+    this.flushOutcomes();
     if (this.slots.length === 0) {
       const listeners = this.idleListeners;
       this.idleListeners = [];
       for (const l of listeners) l();
     }
+  }
+
+  /**
+   * Sends what this tick wrote, then stops reading while the client leaves it unread: the socket
+   * kept bytes the kernel did not take, more than its high-water mark.
+   */
+  private endTick(): void {
+    this.corkedForTick = false;
+    this.socket.uncork();
+    this.reportSent();
+    const socket = this.socket;
+    if (this.closed || socket.writableLength === 0 || !socket.writableNeedDrain) return;
+    if (this.pauseReasons.has('drain')) return;
+    this.pause('drain');
+    socket.once('drain', () => this.resume('drain'));
   }
 
   private flushOutcomes(): void {
@@ -394,7 +374,7 @@ export class Connection {
   }
 
   /**
-   * Runs the `onSent` of the responses the flush wrote: at once if the socket took every byte
+   * Runs the `onSent` of the responses written this tick: at once if the socket took every byte
    * synchronously (nothing left in its buffer, the usual case), else once what it buffered is
    * written (a write callback runs then, or with an error if the socket is destroyed first:
    * either way the bytes are no longer needed). Not a write callback per response: each costs a
@@ -415,21 +395,15 @@ export class Connection {
     else this.socket.once('close', runAll);
   }
 
-  /** Queues one response; the caller has corked the socket and calls `reportSent` after. */
+  /** Queues one response on the corked socket; `endTick` sends it. */
   private write(outcome: RequestOutcome & { kind: 'respond' }): void {
     const { chunks, onSent } = outcome;
     if (this.socket.destroyed || chunks.length === 0) {
       onSent?.();
       return;
     }
-    let ok = true;
-    for (const chunk of chunks) ok = this.socket.write(chunk);
+    for (const chunk of chunks) this.socket.write(chunk);
     if (onSent) this.sentCallbacks.push(onSent);
-    if (!ok && !this.pauseReasons.has('drain')) {
-      // The client reads slower than we answer: stop taking requests until it catches up.
-      this.pause('drain');
-      this.socket.once('drain', () => this.resume('drain'));
-    }
   }
 
   /**
@@ -480,7 +454,7 @@ export class Connection {
   }
 
   private onIdle(): void {
-    if (this.slots.length === 0 && this.frameSize < 0 && this.pendingBytes === 0) {
+    if (this.slots.length === 0 && this.reader.idle) {
       this.close(`idle for ${this.opts.idleMs} ms (connections.max.idle.ms)`);
       this.socket.destroy();
     } else this.socket.setTimeout(this.opts.idleMs);
@@ -532,12 +506,12 @@ export class Connection {
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.cancelMemoryWait?.();
     this.cancelMemoryWait = null;
-    if (this.frame !== null) {
-      this.opts.pool.release(this.frameSize);
+    const partial = this.reader.stop();
+    if (partial !== null) {
+      this.opts.pool.release(partial.admitted);
       // Never handed to a handler: nothing else references it.
-      this.opts.buffers?.release(this.frame);
+      if (partial.buffer !== null) this.opts.buffers?.release(partial.buffer);
     }
-    this.frame = null;
     for (let i = this.nextToStart; i < this.slots.length; i++) this.release(this.slots[i]!);
     // Finished-but-unwritten outcomes hold memory too; running ones release on completion.
     for (const s of this.slots) {

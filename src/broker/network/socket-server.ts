@@ -10,7 +10,12 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from '../logger.js';
 import { BufferPool } from './buffer-pool.js';
-import { Connection, type ConnectionSecurity, type RequestHandler } from './connection.js';
+import {
+  Connection,
+  type ConnectionContext,
+  type ConnectionSecurity,
+  type RequestHandler,
+} from './connection.js';
 import type { ConnectionQuotas } from './connection-quotas.js';
 import { MemoryPool } from './memory-pool.js';
 import { ANONYMOUS, sslPrincipal } from './principal-mapper.js';
@@ -52,9 +57,21 @@ export interface SocketServerOptions {
   readonly scramCredentials?: ScramCredentialLookup;
   /**
    * The broker's connection limits, shared by its listeners; absent = only `maxConnections`,
-   * enforced by refusing (Node's own limit).
+   * enforced by refusing (Node's own limit). A network thread passes a stand-in that asks the
+   * event loop (`threads/remote-handler.ts`).
    */
-  readonly connectionQuotas?: ConnectionQuotas;
+  readonly connectionQuotas?: Pick<ConnectionQuotas, 'accept' | 'release' | 'waiting' | 'addListener'>;
+  /** Bind with SO_REUSEPORT (network threads sharing a port; Node ≥ 22.12 on Linux). */
+  readonly reusePort?: boolean;
+  /**
+   * Plain TCP: a socket reads nothing until admitted. A network thread's admission is decided by
+   * the event loop, so every socket waits for it; a paused socket would meanwhile read its first
+   * request into its stream buffer, and the connection could no longer read into frames of its
+   * own (`socket-reads.ts`). A waiting socket whose client left is noticed once admitted.
+   */
+  readonly pauseOnConnect?: boolean;
+  /** Told when a connection has closed (a network thread tells the event loop). */
+  readonly onConnectionClosed?: (conn: ConnectionContext) => void;
 }
 
 /** Sockets parked while their listener is at its limit, at most (a Kafka acceptor's backlog). */
@@ -85,7 +102,12 @@ export class SocketServer {
     // gets the answer before we close.
     const tls = this.listener.tls;
     if (tls === undefined) {
-      this.server = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s));
+      const pauseOnConnect = opts.pauseOnConnect === true;
+      this.server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect }, (s) => {
+        this.accept(s);
+        // Reading starts once the connection exists (or never, for a socket refused or parked).
+        if (pauseOnConnect && !this.parked.has(s) && !s.destroyed) s.resume();
+      });
     } else {
       this.server = createTlsServer({ ...tls.options, allowHalfOpen: true, noDelay: true }, (s) =>
         this.acceptTls(s, tls),
@@ -160,7 +182,10 @@ export class SocketServer {
     return new Promise((resolve, reject) => {
       const onError = (e: Error): void => reject(e);
       this.server.once('error', onError);
-      this.server.listen({ host: this.opts.host, port: this.opts.port, backlog: 1024 }, () => {
+      const options = { host: this.opts.host, port: this.opts.port, backlog: 1024 };
+      // `reusePort` is unknown to Node 20's types (and ignored by Node 20 itself).
+      if (this.opts.reusePort) Object.assign(options, { reusePort: true });
+      this.server.listen(options, () => {
         this.server.off('error', onError);
         const addr = this.server.address();
         if (addr && typeof addr === 'object') {
@@ -237,6 +262,7 @@ export class SocketServer {
       (c) => {
         this.connections.delete(c);
         released?.();
+        this.opts.onConnectionClosed?.(c.context);
       },
     );
     this.connections.add(conn);

@@ -7,7 +7,7 @@ import type { GroupDescription, GroupListing } from '../../client/admin/groups.j
 import type { ClientOptions } from '../../client/config.js';
 import { partitionKey, unconsumedRecordAges } from './record-age.js';
 
-/** Consumer groups only (protocol type "consumer", or "" for offsets-only groups), by name. */
+/** Consumer groups of both protocols (protocol type "consumer", or "" for offsets-only groups), by name. */
 export async function listConsumerGroups(admin: Admin): Promise<GroupListing[]> {
   return (await admin.listGroups()).filter((g) => g.protocolType === 'consumer' || g.protocolType === '');
 }
@@ -16,6 +16,8 @@ export interface OffsetRow {
   group: string;
   topic: string;
   partition: number;
+  /** The leader epoch committed with the offset (--verbose's LEADER-EPOCH); null when none. */
+  leaderEpoch: number | null;
   currentOffset: bigint | null;
   logEndOffset: bigint | null;
   lag: bigint | null;
@@ -53,8 +55,11 @@ export async function collectOffsets(
       out.push({ group: g.groupId, state: g.state, rows: [] });
       continue;
     }
-    const committed = new Map(
-      (await admin.listConsumerGroupOffsets(g.groupId)).map((c) => [partitionKey(c), c.offset]),
+    const committedOffsets = await admin.listConsumerGroupOffsets(g.groupId);
+    const committed = new Map(committedOffsets.map((c) => [partitionKey(c), c.offset]));
+    // -1: committed without a leader epoch (Kafka shows "-").
+    const epochs = new Map(
+      committedOffsets.filter((c) => c.leaderEpoch >= 0).map((c) => [partitionKey(c), c.leaderEpoch]),
     );
     const rows: OffsetRow[] = [];
     const assigned = new Set<string>();
@@ -67,6 +72,7 @@ export async function collectOffsets(
         group: g.groupId,
         topic: tp.topic,
         partition: tp.partition,
+        leaderEpoch: epochs.get(partitionKey(tp)) ?? null,
         currentOffset: committed.get(partitionKey(tp)) ?? null,
         logEndOffset: null,
         lag: null,
@@ -164,6 +170,14 @@ export interface MemberRow {
   host: string;
   clientId: string;
   partitions: { topic: string; partition: number }[];
+  /** Consumer group: the member epoch (CURRENT-EPOCH); null in a classic group. */
+  currentEpoch: number | null;
+  /** Consumer group: the target assignment's epoch (TARGET-EPOCH); null in a classic group. */
+  targetEpoch: number | null;
+  /** Consumer group: the member's target assignment; null in a classic group. */
+  targetPartitions: { topic: string; partition: number }[] | null;
+  /** Consumer group: true for a consumer-protocol member, false for a classic one (UPGRADED). */
+  upgraded: boolean | null;
 }
 
 export function memberRows(g: GroupDescription): MemberRow[] {
@@ -174,5 +188,9 @@ export function memberRows(g: GroupDescription): MemberRow[] {
     host: m.clientHost,
     clientId: m.clientId,
     partitions: [...m.assignment].sort(byTopicPartition),
+    currentEpoch: m.memberEpoch,
+    targetEpoch: g.targetAssignmentEpoch,
+    targetPartitions: m.targetAssignment === null ? null : [...m.targetAssignment].sort(byTopicPartition),
+    upgraded: m.upgraded,
   }));
 }

@@ -1,7 +1,7 @@
-// kafka-consumer-groups' text output, column for column (Kafka 3.9's widths: a column is as wide
+// kafka-consumer-groups' text output, column for column (Kafka 4's widths: a column is as wide
 // as its longest value and at least 15; each table starts with a blank line), plus the JSON
-// that --output json prints instead. Kafka's "-" stands for a value it does not know; samsa
-// also prints it for an empty ASSIGNMENT-STRATEGY so that every row has the same columns.
+// that --output json prints instead. Kafka's "-" stands for a value it does not know (a classic
+// group's epochs, an empty assignment, an empty ASSIGNMENT-STRATEGY).
 import type { GroupDescription, GroupListing } from '../../client/admin/groups.js';
 import type { GroupOffsets, MemberRow } from './groups-describe.js';
 import { formatAge } from './record-age.js';
@@ -14,20 +14,41 @@ const pad = (s: string, n: number): string => s.padEnd(n);
 const widest = (values: readonly string[], min = 15): number => Math.max(min, ...values.map((v) => v.length));
 const text = (v: bigint | number | string | null): string => (v === null ? MISSING : String(v));
 
-export function listText(groups: readonly GroupListing[], withState: boolean): string {
-  if (!withState) return groups.map((g) => `${g.groupId}\n`).join('');
-  const w = widest(groups.map((g) => g.groupId));
-  return [['GROUP', 'STATE'], ...groups.map((g) => [g.groupId, g.state])]
-    .map(([group, state]) => `${pad(group!, w)} ${state}\n`)
-    .join('');
+/** Kafka's GroupType names: "Classic", "Consumer". */
+const typeName = (t: string): string => t.charAt(0).toUpperCase() + t.slice(1);
+
+/** --list: names only; with --type and/or --state, Kafka's GROUP [TYPE] [STATE] table. */
+export function listText(
+  groups: readonly GroupListing[],
+  columns: { type: boolean; state: boolean },
+): string {
+  if (!columns.type && !columns.state) return groups.map((g) => `${g.groupId}\n`).join('');
+  const w = widest(groups.map((g) => g.groupId)) + 10;
+  const line = (group: string, type: string, state: string) =>
+    `${pad(group, w)}${columns.type ? ` ${pad(type, 20)}` : ''}${columns.state ? ` ${pad(state, 20)}` : ''}\n`;
+  return (
+    line('GROUP', 'TYPE', 'STATE') + groups.map((g) => line(g.groupId, typeName(g.type), g.state)).join('')
+  );
 }
 
-/** GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID, then LAG-TIME. */
-export function offsetsText(g: GroupOffsets): string {
+const FIXED_OFFSET_WIDTHS: Readonly<Record<string, number>> = {
+  PARTITION: 10,
+  'LEADER-EPOCH': 15,
+  'CURRENT-OFFSET': 15,
+  'LOG-END-OFFSET': 15,
+  LAG: 15,
+};
+
+/**
+ * GROUP TOPIC PARTITION [LEADER-EPOCH] CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST
+ * CLIENT-ID, then LAG-TIME (ours). --verbose adds LEADER-EPOCH, the committed offset's.
+ */
+export function offsetsText(g: GroupOffsets, verbose = false): string {
   const cells = g.rows.map((r) => [
     r.group,
     r.topic,
     String(r.partition),
+    ...(verbose ? [text(r.leaderEpoch)] : []),
     text(r.currentOffset),
     text(r.logEndOffset),
     text(r.lag),
@@ -40,6 +61,7 @@ export function offsetsText(g: GroupOffsets): string {
     'GROUP',
     'TOPIC',
     'PARTITION',
+    ...(verbose ? ['LEADER-EPOCH'] : []),
     'CURRENT-OFFSET',
     'LOG-END-OFFSET',
     'LAG',
@@ -48,13 +70,19 @@ export function offsetsText(g: GroupOffsets): string {
     'CLIENT-ID',
     'LAG-TIME',
   ];
-  const col = (i: number) => widest(cells.map((c) => c[i]!));
-  const widths = [col(0), col(1), 10, 15, 15, 15, col(6), col(7), col(8)];
-  const line = (c: readonly string[]) => `${widths.map((w, i) => pad(c[i]!, w)).join(' ')} ${c[9]}\n`;
+  const last = header.length - 1; // LAG-TIME, unpadded
+  const widths = header
+    .slice(0, last)
+    .map((h, i) => FIXED_OFFSET_WIDTHS[h] ?? widest(cells.map((c) => c[i]!)));
+  const line = (c: readonly string[]) => `${widths.map((w, i) => pad(c[i]!, w)).join(' ')} ${c[last]}\n`;
   return `\n${[header, ...cells].map(line).join('')}`;
 }
 
-/** GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS [ASSIGNMENT]. */
+/**
+ * GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS; --verbose adds Kafka 4's
+ * CURRENT-EPOCH CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT, and UPGRADED when the group
+ * has members of both protocols (an online migration).
+ */
 export function membersText(rows: readonly MemberRow[], verbose: boolean): string {
   const withInstance = rows.some((r) => r.groupInstanceId !== null && r.groupInstanceId !== '');
   const cells = rows.map((r) => [
@@ -81,33 +109,65 @@ export function membersText(rows: readonly MemberRow[], verbose: boolean): strin
           h === 'GROUP-INSTANCE-ID' ? 17 : 15,
         ),
   );
-  const line = (c: readonly string[], assignment: string) =>
-    `${widths.map((w, i) => `${pad(c[i]!, w)} `).join('')}${verbose ? assignment : ''}\n`;
-  return `\n${line(header, 'ASSIGNMENT')}${cells.map((c, i) => line(c, assignmentText(rows[i]!))).join('')}`;
+  const details = rows.map((r) => [
+    text(r.currentEpoch),
+    assignmentText(r.partitions),
+    text(r.targetEpoch),
+    assignmentText(r.targetPartitions ?? []),
+    r.upgraded === null ? MISSING : String(r.upgraded),
+  ]);
+  const migrating = rows.some((r) => r.upgraded === true) && rows.some((r) => r.upgraded === false);
+  const current = widest(
+    details.map((d) => d[1]!),
+    20,
+  );
+  const target = widest(
+    details.map((d) => d[3]!),
+    20,
+  );
+  const detail = (d: readonly string[]) =>
+    `${pad(d[0]!, 15)} ${pad(d[1]!, current)} ${pad(d[2]!, 15)} ${pad(d[3]!, target)}${migrating ? ` ${d[4]}` : ''}`;
+  const line = (c: readonly string[], d: readonly string[]) =>
+    `${widths.map((w, i) => `${pad(c[i]!, w)} `).join('')}${verbose ? detail(d) : ''}\n`;
+  const head = ['CURRENT-EPOCH', 'CURRENT-ASSIGNMENT', 'TARGET-EPOCH', 'TARGET-ASSIGNMENT', 'UPGRADED'];
+  return `\n${line(header, head)}${cells.map((c, i) => line(c, details[i]!)).join('')}`;
 }
 
-/** `orders(0,2), payments(1)`: Kafka's ASSIGNMENT column. */
-function assignmentText(r: MemberRow): string {
-  if (r.partitions.length === 0) return MISSING;
+/** `orders:0,2;payments:1`: Kafka 4's assignment columns (topics sorted, then partitions). */
+function assignmentText(partitions: readonly { topic: string; partition: number }[]): string {
+  if (partitions.length === 0) return MISSING;
   const byTopic = new Map<string, number[]>();
-  for (const p of r.partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+  for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
   return [...byTopic]
-    .map(([t, ps]) => `${t}(${ps.sort((a, b) => a - b).join(',')})`)
+    .map(([t, ps]) => `${t}:${ps.sort((a, b) => a - b).join(',')}`)
     .sort()
-    .join(', ');
+    .join(';');
 }
 
-/** GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS. */
-export function stateText(g: GroupDescription): string {
+/** GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE [GROUP-EPOCH TARGET-ASSIGNMENT-EPOCH] #MEMBERS. */
+export function stateText(g: GroupDescription, verbose = false): string {
   const coordinator = `${g.coordinator.host}:${g.coordinator.port}  (${g.coordinator.nodeId})`;
-  const w = Math.max(25, coordinator.length);
+  const wg = Math.max(15, g.groupId.length);
+  const wc = Math.max(25, coordinator.length);
   const line = (c: readonly string[]) =>
-    `${pad(c[0]!, w)} ${pad(c[1]!, 25)} ${pad(c[2]!, 20)} ${pad(c[3]!, 15)} ${c[4]}\n`;
-  return `\n${line(['GROUP', 'COORDINATOR (ID)', 'ASSIGNMENT-STRATEGY', 'STATE', '#MEMBERS'])}${line([
+    `${pad(c[0]!, wg)} ${pad(c[1]!, wc)} ${pad(c[2]!, 20)} ${pad(c[3]!, 20)} ${
+      verbose ? `${pad(c[4]!, 15)} ${pad(c[5]!, 25)} ` : ''
+    }${c[6]}\n`;
+  return `\n${line([
+    'GROUP',
+    'COORDINATOR (ID)',
+    'ASSIGNMENT-STRATEGY',
+    'STATE',
+    'GROUP-EPOCH',
+    'TARGET-ASSIGNMENT-EPOCH',
+    '#MEMBERS',
+  ])}${line([
     g.groupId,
     coordinator,
     g.protocol === '' ? MISSING : g.protocol,
     g.state,
+    text(g.groupEpoch),
+    text(g.targetAssignmentEpoch),
     String(g.members.length),
   ])}`;
 }

@@ -1,7 +1,8 @@
 // `samsa groups --help`.
 export const GROUPS_USAGE = `Usage: samsa groups (--list | --describe | --reset-offsets | --delete | --delete-offsets) [options]
 
-kafka-consumer-groups with its flags and output columns: list, describe, reset offsets, delete.
+kafka-consumer-groups with its flags and output columns (Kafka 4's): list, describe, reset offsets,
+delete. Groups of both protocols: classic, and consumer groups (KIP-848, mixed ones included).
 
   --bootstrap-server HOST:PORT  broker to connect to (default 127.0.0.1:9092)
   --command-config FILE         admin client properties (Kafka's names, e.g. request.timeout.ms)
@@ -10,12 +11,17 @@ kafka-consumer-groups with its flags and output columns: list, describe, reset o
   --output text|json            text (default, Kafka's columns) or JSON for --list, --describe
                                 and --reset-offsets
 
-  --list [--state [S,S]]        group names; with --state, their states (only those listed)
+  --list [--state [S,S]] [--type [T,T]]
+                                group names; with --state/--type, their states/types (Classic,
+                                Consumer), only those listed when values are given
   --describe                    per partition: CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST
                                 CLIENT-ID, then LAG-TIME (age of the oldest unconsumed record)
-    --offsets                   the same, said explicitly
-    --members [--verbose]       per member: CONSUMER-ID HOST CLIENT-ID #PARTITIONS [ASSIGNMENT]
-    --state                     coordinator, assignment strategy, state, number of members
+    --offsets [--verbose]       the same, said explicitly; --verbose adds LEADER-EPOCH
+    --members [--verbose]       per member: CONSUMER-ID HOST CLIENT-ID #PARTITIONS; --verbose adds
+                                CURRENT-EPOCH CURRENT-ASSIGNMENT TARGET-EPOCH TARGET-ASSIGNMENT
+                                (epochs of a consumer group), UPGRADED in a mixed group
+    --state [--verbose]         coordinator, assignment strategy, state, number of members;
+                                --verbose adds GROUP-EPOCH TARGET-ASSIGNMENT-EPOCH
     --timeout MS                how long LAG-TIME may take to read records (default 5000)
   --reset-offsets               new committed offsets for a group without active members
     scenario, exactly one:      --to-earliest | --to-latest | --to-current | --to-offset N |
@@ -30,6 +36,7 @@ kafka-consumer-groups with its flags and output columns: list, describe, reset o
 
 Examples:
   samsa groups --list --state
+  samsa groups --list --type consumer
   samsa groups --describe --group billing
   samsa groups --describe --all-groups --output json
   samsa groups --describe --group billing --members --verbose

@@ -37,6 +37,7 @@ const OPTIONS = {
   members: { type: 'boolean' },
   offsets: { type: 'boolean' },
   state: { type: 'string' },
+  type: { type: 'string' },
   verbose: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   execute: { type: 'boolean' },
@@ -56,19 +57,21 @@ const OPTIONS = {
 
 const ACTIONS = ['list', 'describe', 'delete', 'reset-offsets', 'delete-offsets'] as const;
 
-/** `--state` takes a value with --list (a filter) and none with --describe: Kafka's optional argument. */
-function stateWithoutValue(argv: readonly string[]): string[] {
+/**
+ * `--state` takes a value with --list (a filter) and none with --describe, `--type` an optional
+ * one with --list: Kafka's optional arguments.
+ */
+function optionalValues(argv: readonly string[]): string[] {
   return argv.map((a, i) =>
-    a === '--state' && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-')) ? '--state=' : a,
+    (a === '--state' || a === '--type') && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-'))
+      ? `${a}=`
+      : a,
   );
 }
 
 export async function runGroups(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   return runCommand(io, GROUPS_USAGE, async () => {
-    const { values: v } = parseCommand({ args: stateWithoutValue(argv), options: OPTIONS }, [
-      'group',
-      'topic',
-    ]);
+    const { values: v } = parseCommand({ args: optionalValues(argv), options: OPTIONS }, ['group', 'topic']);
     if (v.help) {
       io.stdout.write(GROUPS_USAGE);
       return 0;
@@ -87,6 +90,7 @@ export async function runGroups(argv: readonly string[], io: CommandIO = process
       if (v[flag] && action !== 'describe') throw new CommandUsageError(`--${flag} goes with --describe`);
     if (v.state !== undefined && action !== 'describe' && action !== 'list')
       throw new CommandUsageError('--state goes with --describe or --list');
+    if (v.type !== undefined && action !== 'list') throw new CommandUsageError('--type goes with --list');
     if ([v.members, v.offsets, v.state !== undefined].filter(Boolean).length > 1)
       throw new CommandUsageError('--describe takes at most one of --members, --offsets, --state');
     if (action === 'describe' && v.state) throw new CommandUsageError('--describe --state takes no value');
@@ -114,14 +118,17 @@ export async function runGroups(argv: readonly string[], io: CommandIO = process
         v['all-groups'] ? (await listConsumerGroups(admin)).map((g) => g.groupId) : groups;
       switch (action) {
         case 'list': {
-          const filter = stateFilter(v.state);
+          const states = listFilter(v.state, STATES, '--state');
+          const types = listFilter(v.type, TYPES, '--type');
           const listed = (await listConsumerGroups(admin)).filter(
-            (g) => filter === null || filter.has(g.state.toLowerCase()),
+            (g) =>
+              (states === null || states.has(g.state.toLowerCase())) &&
+              (types === null || types.has(g.type.toLowerCase())),
           );
           io.stdout.write(
             json
-              ? toJson(listed.map((g) => ({ group: g.groupId, state: g.state })))
-              : listText(listed, v.state !== undefined),
+              ? toJson(listed.map((g) => ({ group: g.groupId, type: g.type, state: g.state })))
+              : listText(listed, { type: v.type !== undefined, state: v.state !== undefined }),
           );
           return 0;
         }
@@ -175,18 +182,25 @@ function positiveInt(text: string | undefined, flag: string): number | undefined
   return n;
 }
 
-const STATES = ['preparingrebalance', 'completingrebalance', 'stable', 'empty', 'dead'];
+/** The states of both protocols' groups (a consumer group is Assigning or Reconciling while it moves partitions). */
+const STATES = [
+  'PreparingRebalance',
+  'CompletingRebalance',
+  'Assigning',
+  'Reconciling',
+  'Stable',
+  'Empty',
+  'Dead',
+];
+const TYPES = ['Classic', 'Consumer'];
 
-/** `--list --state stable,empty`: the states to show (null: all). */
-function stateFilter(text: string | undefined): Set<string> | null {
+/** `--list --state stable,empty` or `--type consumer`: the values to show, lower case (null: all). */
+function listFilter(text: string | undefined, valid: readonly string[], flag: string): Set<string> | null {
   if (text === undefined || text.trim() === '') return null;
-  const states = text.split(',').map((s) => s.trim().toLowerCase());
-  const bad = states.filter((s) => !STATES.includes(s));
-  if (bad.length > 0)
-    throw new CommandUsageError(
-      `--state "${text}": valid states are PreparingRebalance, CompletingRebalance, Stable, Empty, Dead`,
-    );
-  return new Set(states);
+  const values = text.split(',').map((s) => s.trim().toLowerCase());
+  if (values.some((s) => !valid.some((x) => x.toLowerCase() === s)))
+    throw new CommandUsageError(`${flag} "${text}": valid values are ${valid.join(', ')}`);
+  return new Set(values);
 }
 
 function resetScope(
@@ -201,6 +215,9 @@ function resetScope(
     '--reset-offsets needs a scope: --all-topics or --topic T[:PARTITIONS] (repeatable)',
   );
 }
+
+/** States Kafka's tool warns about: a classic rebalance, or a consumer group moving partitions. */
+const REBALANCING = new Set(['PreparingRebalance', 'CompletingRebalance', 'Assigning', 'Reconciling']);
 
 interface DescribeOptions {
   members: boolean | undefined;
@@ -225,8 +242,7 @@ async function describe(
   };
   const stateNote = (g: { groupId: string; state: string }) => {
     if (g.state === 'Empty') note(`Consumer group '${g.groupId}' has no active members.`);
-    if (g.state === 'PreparingRebalance' || g.state === 'CompletingRebalance')
-      note(`Warning: Consumer group '${g.groupId}' is rebalancing.`);
+    if (REBALANCING.has(g.state)) note(`Warning: Consumer group '${g.groupId}' is rebalancing.`);
   };
   if (o.members) {
     const rows = live.map((g) => ({ g, rows: memberRows(g) }));
@@ -244,9 +260,12 @@ async function describe(
         toJson(
           live.map((g) => ({
             group: g.groupId,
+            type: g.type,
             coordinator: g.coordinator,
             assignmentStrategy: g.protocol,
             state: g.state,
+            groupEpoch: g.groupEpoch,
+            targetAssignmentEpoch: g.targetAssignmentEpoch,
             members: g.members.length,
           })),
         ),
@@ -254,7 +273,7 @@ async function describe(
     else
       for (const g of live) {
         stateNote(g);
-        io.stdout.write(stateText(g));
+        io.stdout.write(stateText(g, o.verbose === true));
       }
   } else {
     const offsets = await collectOffsets(admin, live, {
@@ -274,7 +293,7 @@ async function describe(
     else
       for (const g of offsets) {
         stateNote({ groupId: g.group, state: g.state });
-        if (g.rows.length > 0) io.stdout.write(offsetsText(g));
+        if (g.rows.length > 0) io.stdout.write(offsetsText(g, o.verbose === true));
       }
   }
   for (const g of missing)

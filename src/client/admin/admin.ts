@@ -15,7 +15,6 @@ import {
   incrementalAlterConfigs,
 } from './configs.js';
 import { AdminContext, type TopicPartition } from './context.js';
-import { describeLogDirs, type LogDirDescription } from './log-dirs.js';
 import {
   alterConsumerGroupOffsets,
   type CommittedOffset,
@@ -23,6 +22,7 @@ import {
   deleteGroups,
   describeGroups,
   type GroupDescription,
+  type GroupListFilter,
   type GroupListing,
   listConsumerGroupOffsets,
   listGroups,
@@ -37,6 +37,7 @@ import {
   type OngoingReassignment,
   type PartitionReassignment,
 } from './leadership.js';
+import { describeLogDirs, type LogDirDescription } from './log-dirs.js';
 import {
   type DeleteRecordsTarget,
   deleteRecords,
@@ -186,9 +187,14 @@ export class Admin {
   }
 
   // consumer groups
-  listGroups(): Promise<GroupListing[]> {
-    return listGroups(this.#ctx);
+  /** Groups of every broker, optionally only some states or types ("classic", "consumer"). */
+  listGroups(filter?: GroupListFilter): Promise<GroupListing[]> {
+    return listGroups(this.#ctx, filter);
   }
+  /**
+   * Consumer groups of both protocols: a KIP-848 group with its epochs and each member's target
+   * assignment, a classic one with its members' assignments; an unknown id is state Dead.
+   */
   describeGroups(groupIds: readonly string[]): Promise<GroupDescription[]> {
     return describeGroups(this.#ctx, groupIds);
   }

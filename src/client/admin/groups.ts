@@ -1,45 +1,33 @@
 // Consumer-group administration. ListGroups asks every broker (each coordinates a share of the
-// groups); the rest goes to the group's coordinator: DescribeGroups, DeleteGroups, OffsetFetch
-// (list committed offsets), OffsetCommit with generation -1 (alter/reset offsets of an empty
-// group, as Kafka's admin does), OffsetDelete.
+// groups); the rest goes to the group's coordinator: ConsumerGroupDescribe/DescribeGroups
+// (group-describe.ts), DeleteGroups, OffsetFetch (list committed offsets), OffsetCommit with
+// generation -1 (alter/reset offsets of an empty group, as Kafka's admin does), OffsetDelete.
 import { ErrorCode, errorName } from '../../protocol/errors.js';
-import { readConsumerProtocolAssignment } from '../../protocol/messages/generated/data/consumer-protocol-assignment.js';
 import { deleteGroupsApi } from '../../protocol/messages/generated/delete-groups.js';
-import { describeGroupsApi } from '../../protocol/messages/generated/describe-groups.js';
 import { listGroupsApi } from '../../protocol/messages/generated/list-groups.js';
 import { offsetCommitApi } from '../../protocol/messages/generated/offset-commit.js';
 import { offsetDeleteApi } from '../../protocol/messages/generated/offset-delete.js';
 import { offsetFetchApi } from '../../protocol/messages/generated/offset-fetch.js';
-import { Reader } from '../../protocol/primitives/reader.js';
 import { KafkaResponseError } from '../errors.js';
 import { type AdminContext, byTopic, type TopicPartition } from './context.js';
 import { listOffsets, type OffsetSpec } from './partition-ops.js';
+
+export { describeGroups, type GroupDescription, type GroupMemberDescription } from './group-describe.js';
 
 export interface GroupListing {
   groupId: string;
   protocolType: string;
   state: string;
+  /** "classic" or "consumer" (KIP-848; ListGroups v5 GroupType, "classic" from older brokers). */
+  type: string;
 }
 
-export interface GroupMemberDescription {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  /** Decoded for protocol type "consumer"; otherwise empty (see `rawAssignment`). */
-  assignment: TopicPartition[];
-  rawAssignment: Buffer;
-}
-
-export interface GroupDescription {
-  groupId: string;
-  state: string;
-  protocolType: string;
-  /** The chosen assignor (e.g. "range"). */
-  protocol: string;
-  members: GroupMemberDescription[];
-  /** The broker that coordinates the group (the one that answered). */
-  coordinator: { nodeId: number; host: string; port: number };
+/** ListGroups filters (empty or absent: everything); matched case-insensitively by the brokers. */
+export interface GroupListFilter {
+  /** Group states, e.g. "Stable" (ListGroups v4+). */
+  states?: readonly string[];
+  /** Group types, "classic" or "consumer" (ListGroups v5+). */
+  types?: readonly string[];
 }
 
 export interface CommittedOffset extends TopicPartition {
@@ -48,13 +36,20 @@ export interface CommittedOffset extends TopicPartition {
   metadata: string | null;
 }
 
-export async function listGroups(ctx: AdminContext): Promise<GroupListing[]> {
+export async function listGroups(ctx: AdminContext, filter: GroupListFilter = {}): Promise<GroupListing[]> {
+  const statesFilter = [...(filter.states ?? [])];
+  const typesFilter = [...(filter.types ?? [])];
   await ctx.metadata.refresh();
   const brokers = ctx.pool.brokers();
   const all = await Promise.all(
     brokers.map(async (b) => {
       const res = await ctx.retry(() =>
-        ctx.link(b.nodeId).request(listGroupsApi, { statesFilter: [], typesFilter: [] }),
+        ctx.link(b.nodeId).request(
+          listGroupsApi,
+          { statesFilter, typesFilter },
+          // A broker that cannot filter would answer every group.
+          { minVersion: typesFilter.length > 0 ? 5 : statesFilter.length > 0 ? 4 : 0 },
+        ),
       );
       if (res.errorCode !== 0)
         throw new KafkaResponseError(res.errorCode, `ListGroups on broker ${b.nodeId}`);
@@ -62,60 +57,11 @@ export async function listGroups(ctx: AdminContext): Promise<GroupListing[]> {
         groupId: g.groupId,
         protocolType: g.protocolType,
         state: g.groupState,
+        type: g.groupType === '' ? 'classic' : g.groupType,
       }));
     }),
   );
   return all.flat().sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
-}
-
-function decodeAssignment(protocolType: string, buf: Buffer): TopicPartition[] {
-  if (protocolType !== 'consumer' || buf.length < 2) return [];
-  try {
-    const r = new Reader(buf);
-    const version = r.int16();
-    const a = readConsumerProtocolAssignment(r, Math.min(Math.max(version, 0), 3));
-    return a.assignedPartitions.flatMap((t) =>
-      t.partitions.map((partition) => ({ topic: t.topic, partition })),
-    );
-  } catch {
-    return []; // an assignor we do not understand: the raw bytes are still returned
-  }
-}
-
-export async function describeGroups(
-  ctx: AdminContext,
-  groupIds: readonly string[],
-): Promise<GroupDescription[]> {
-  return Promise.all(
-    groupIds.map((groupId) =>
-      ctx.retry(async () => {
-        const coordinator = await ctx.groupCoordinator(groupId);
-        const res = await coordinator.request(describeGroupsApi, {
-          groups: [groupId],
-          includeAuthorizedOperations: false,
-        });
-        const g = res.groups[0];
-        if (g === undefined)
-          throw new KafkaResponseError(-1, `DescribeGroups returned nothing for ${groupId}`);
-        ctx.checkGroupError(groupId, g.errorCode, 'describe group');
-        return {
-          groupId: g.groupId,
-          state: g.groupState,
-          protocolType: g.protocolType,
-          protocol: g.protocolData,
-          members: g.members.map((m) => ({
-            memberId: m.memberId,
-            groupInstanceId: m.groupInstanceId,
-            clientId: m.clientId,
-            clientHost: m.clientHost,
-            assignment: decodeAssignment(g.protocolType, m.memberAssignment),
-            rawAssignment: m.memberAssignment,
-          })),
-          coordinator: { nodeId: coordinator.nodeId, host: coordinator.host, port: coordinator.port },
-        };
-      }),
-    ),
-  );
 }
 
 export async function deleteGroups(ctx: AdminContext, groupIds: readonly string[]): Promise<void> {

@@ -4,7 +4,8 @@
 // (KIP-227, `net/fetch-session-handler.ts`: after a full request only the partitions whose fetch
 // position changed are sent, and the broker answers only the partitions with news); the
 // `fetchSessions: false` option keeps every request a sessionless full fetch (SessionId 0, −1).
-// Fetching runs in the background — a response triggers the next request — so the next data is
+// Fetching runs in the background — a response triggers the next request, and every poll that
+// hands out buffered records lets the event loop read the socket first — so the next data is
 // on its way while the application works on the current batch; it is bounded by
 // `maxBufferedBytes`: unconsumed bytes plus the MaxBytes of requests in flight never exceed it
 // (except for the one batch per broker that KIP-74 lets the broker return above the limits).
@@ -408,6 +409,12 @@ export class Fetcher {
     kd: Deserializer<K> | null,
     vd: Deserializer<V> | null,
   ): Promise<ConsumerRecord<K, V>[]> {
+    // With a Fetch in flight, let the event loop read the socket before handing out buffered
+    // records: a poll loop that always finds records ready runs on microtasks alone, so the
+    // answer would wait in the socket until the buffer ran dry, and the next Fetch only left
+    // then (one round trip after all the decoding instead of during it). One turn per poll is
+    // what Java's poll() does with its network client.
+    if (this.#inFlight.size > 0 && this.#queue.length > 0) await new Promise(setImmediate);
     const out: ConsumerRecord<K, V>[] = [];
     let bytes = 0;
     const blocked = new Set<string>();

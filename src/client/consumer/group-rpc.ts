@@ -40,8 +40,12 @@ export class GroupRpc {
     this.#opts = opts;
   }
 
+  /**
+   * The coordinator, over a connection of its own (as Java's consumer): on the fetch connection a
+   * commit or heartbeat would wait for a Fetch long poll ahead of it (up to fetch.max.wait.ms).
+   */
   coordinator(): Promise<BrokerLink> {
-    return this.#coordinators.find(COORDINATOR_GROUP, this.groupId, this.#opts.requestTimeoutMs);
+    return this.#coordinators.find(COORDINATOR_GROUP, this.groupId, this.#opts.requestTimeoutMs, true);
   }
 
   invalidate(): void {

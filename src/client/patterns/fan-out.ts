@@ -193,8 +193,14 @@ export class FanOut {
     const h = this.#h;
     try {
       while (!this.#stopping && !(this.#o.stopAtEnd && this.#caughtUp())) {
+        // Within a transaction too the wait is at most IDLE_POLL_MS: a send of the open
+        // transaction can fail (this bridge fenced) after the copy loop handed its records over
+        // — the producer sends them after it — and `failing` must be seen without new input.
         const timeout = h.inTransaction
-          ? Math.max(0, this.#transactionStartedAt + this.#o.commitIntervalMs - Date.now())
+          ? Math.max(
+              0,
+              Math.min(IDLE_POLL_MS, this.#transactionStartedAt + this.#o.commitIntervalMs - Date.now()),
+            )
           : IDLE_POLL_MS;
         const records = await h.consumer.poll(timeout);
         if (records.length > 0) await this.#copy(records);

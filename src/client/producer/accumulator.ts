@@ -4,7 +4,15 @@
 // is reserved from the memory pool when the batch is created (max(batch.size, record size)) and
 // returned when the batch completes, so the bytes held by unsent records never exceed
 // buffer.memory. The sender decides when batches are drained (full, linger expired, flush).
+//
+// Expandable batches (batch.max.size, the idea of KIP-782): a batch that reached batch.size is
+// ready, but until the sender drains it, it keeps taking records — its buffer doubles, the extra
+// bytes reserved from the pool like a new batch's — up to batch.max.size. With one partition,
+// 5 requests in flight and one batch per partition per request (Kafka's rules), 16 KiB batches
+// cap the data in flight at 80 KiB per partition; a partition whose requests are all in flight
+// now queues one large batch instead of many small ones, and each request carries more.
 import { BATCH_HEADER_SIZE, type EncodedHeaders, recordSizeUpperBound } from './batch-builder.js';
+import { splitBatch } from './batch-split.js';
 import { type Completion, ProducerBatch } from './producer-batch.js';
 
 const SLAB_BYTES = 1 << 20;
@@ -18,23 +26,58 @@ export class MemoryPool {
   // ArrayBuffers for the garbage collector, which is what made RSS balloon.
   readonly #poolable: number;
   #free: Buffer[] = [];
+  // Grown batch buffers (the pooled size × 2^k, and the largest size) are recycled the same way,
+  // one free list per size; every free list together holds at most buffer.memory.
+  readonly #largest: number;
+  readonly #grown = new Map<number, Buffer[]>();
+  #freeBytes = 0;
   // New pooled buffers are cut from 1 MiB slabs: one ArrayBuffer (one malloc, one external-memory
   // report to V8) per 64 batches of 16 KiB instead of one each — filling 32 MiB of batches used
   // to cost ~60 µs per batch buffer in allocation alone.
   #slab: Buffer | null = null;
   #slabUsed = 0;
 
-  constructor(total: number, poolable = 0) {
+  constructor(total: number, poolable = 0, largest = poolable) {
     this.total = total;
     this.#available = total;
     this.#poolable = poolable;
+    this.#largest = Math.max(poolable, largest);
   }
 
-  /** A buffer for a new batch when `size` is the pooled size (recycled or cut from a slab). */
+  /** The size a batch of `size` bytes grows to next (doubling, at most the largest size). */
+  grownSize(size: number): number {
+    let next = this.#poolable > 0 ? this.#poolable * 2 : size * 2;
+    while (next < size) next *= 2;
+    return Math.min(next, this.#largest);
+  }
+
+  #isGrownSize(size: number): boolean {
+    if (size <= this.#poolable || size > this.#largest) return false;
+    if (size === this.#largest) return true;
+    const ratio = size / this.#poolable;
+    return Number.isInteger(ratio) && (ratio & (ratio - 1)) === 0;
+  }
+
+  /**
+   * A buffer for a batch: the pooled size (recycled or cut from a slab), or a grown size
+   * (recycled or new); undefined for any other size.
+   */
   allocate(size: number): Buffer | undefined {
-    if (size !== this.#poolable) return undefined;
+    if (size !== this.#poolable) {
+      if (!this.#isGrownSize(size)) return undefined;
+      const list = this.#grown.get(size);
+      const reused = list?.pop();
+      if (reused !== undefined) {
+        this.#freeBytes -= size;
+        return reused;
+      }
+      return Buffer.allocUnsafeSlow(size);
+    }
     const free = this.#free.pop();
-    if (free !== undefined) return free;
+    if (free !== undefined) {
+      this.#freeBytes -= size;
+      return free;
+    }
     let slab = this.#slab;
     if (slab === null || this.#slabUsed + size > slab.length) {
       const perSlab = Math.max(1, Math.min(Math.floor(SLAB_BYTES / size), Math.floor(this.total / size)));
@@ -49,8 +92,18 @@ export class MemoryPool {
 
   /** Returns a batch buffer nobody references any more (its request was answered). */
   recycle(buf: Buffer): void {
-    if (buf.length === this.#poolable && (this.#free.length + 1) * this.#poolable <= this.total)
-      this.#free.push(buf);
+    const size = buf.length;
+    if (this.#freeBytes + size > this.total) return;
+    if (size === this.#poolable) this.#free.push(buf);
+    else if (this.#isGrownSize(size)) {
+      let list = this.#grown.get(size);
+      if (list === undefined) {
+        list = [];
+        this.#grown.set(size, list);
+      }
+      list.push(buf);
+    } else return;
+    this.#freeBytes += size;
   }
 
   get available(): number {
@@ -61,6 +114,11 @@ export class MemoryPool {
     if (n > this.#available) return false;
     this.#available -= n;
     return true;
+  }
+
+  /** Takes `n` bytes even past the limit (records already accounted for, moving to new batches). */
+  forceReserve(n: number): void {
+    this.#available -= n;
   }
 
   release(n: number): void {
@@ -157,6 +215,8 @@ export type AppendResult =
 
 export class RecordAccumulator {
   readonly batchSize: number;
+  /** batch.max.size: how far a batch not yet drained may grow (= batchSize: never). */
+  readonly maxBatchSize: number;
   readonly pool: MemoryPool;
   #topics = new Map<string, PartitionQueue[]>();
   /** Every queue, in creation order (what the sender iterates on each drain). */
@@ -167,9 +227,11 @@ export class RecordAccumulator {
   /** False with acks=0: a request's buffers may still be queued in the socket when it "completes". */
   recycleBuffers = true;
 
-  constructor(batchSize: number, bufferMemory: number) {
+  constructor(batchSize: number, bufferMemory: number, maxBatchSize = batchSize) {
     this.batchSize = batchSize;
-    this.pool = new MemoryPool(bufferMemory, Math.max(batchSize, BATCH_HEADER_SIZE + 64));
+    const pooled = Math.max(batchSize, BATCH_HEADER_SIZE + 64);
+    this.maxBatchSize = Math.max(pooled, maxBatchSize);
+    this.pool = new MemoryPool(bufferMemory, pooled, this.maxBatchSize);
   }
 
   queue(topic: string, partition: number): PartitionQueue {
@@ -208,8 +270,11 @@ export class RecordAccumulator {
   ): AppendResult {
     const q = this.queue(topic, partition);
     const last = q.batches[q.batches.length - 1];
-    if (last !== undefined && last.builder !== null && last.tryAppend(timestamp, key, value, headers, cb)) {
-      return last.isFull ? APPENDED_BATCH_FULL : APPENDED;
+    if (last !== undefined && last.open) {
+      if (last.tryAppend(timestamp, key, value, headers, cb))
+        return last.isFull ? APPENDED_BATCH_FULL : APPENDED;
+      if (this.#grow(last, key, value, headers) && last.tryAppend(timestamp, key, value, headers, cb))
+        return APPENDED_BATCH_FULL;
     }
     const capacity = this.batchCapacityFor(key, value, headers);
     if (!this.pool.tryReserve(capacity)) return NO_MEMORY;
@@ -224,8 +289,48 @@ export class RecordAccumulator {
     q.batches.push(batch);
     this.pendingBatches++;
     // The previous open batch (if any) could not take this record: it is full from now on.
-    if (last !== undefined && last.builder !== null) return APPENDED_BATCH_FULL;
+    if (last !== undefined && last.open) return APPENDED_BATCH_FULL;
     return batch.isFull ? APPENDED_BATCH_FULL : APPENDED_NEW_BATCH;
+  }
+
+  /**
+   * Gives a batch that is still open (not drained) a larger buffer for one more record, within
+   * batch.max.size and only if the pool has the extra bytes now: otherwise the record starts a
+   * new batch, which waits for memory as before.
+   */
+  #grow(b: ProducerBatch, key: Buffer | null, value: Buffer | null, headers: EncodedHeaders): boolean {
+    const builder = b.builder!;
+    if (builder.capacity >= this.maxBatchSize) return false;
+    const need = builder.size + recordSizeUpperBound(key, value, headers);
+    if (need > this.maxBatchSize) return false;
+    const size = this.pool.grownSize(Math.max(need, builder.capacity + 1));
+    const extra = size - b.reserved;
+    if (extra > 0 && !this.pool.tryReserve(extra)) return false;
+    const old = b.moveTo(this.pool.allocate(size) ?? Buffer.allocUnsafeSlow(size), Math.max(extra, 0));
+    this.pool.recycle(old); // never sent: nothing else references it
+    return true;
+  }
+
+  /**
+   * Replaces a drained batch the broker refused as too large by batches of batch.size holding
+   * its records (`batch-split.ts`); the caller queues them in its place. A batch no larger than
+   * batch.size that was still refused (a topic limit below batch.size) is halved instead: each
+   * split makes the largest piece smaller, so repeated refusals end at single records.
+   */
+  split(b: ProducerBatch): ProducerBatch[] {
+    const target =
+      b.uncompressedBytes > this.batchSize
+        ? this.batchSize
+        : Math.max(BATCH_HEADER_SIZE + 1, Math.floor(b.uncompressedBytes / 2));
+    const pieces = splitBatch(b, target, (size) => this.pool.allocate(size));
+    let reserved = 0;
+    for (const p of pieces) reserved += p.reserved;
+    // Reserved before b's bytes are released, so nothing else takes them in between.
+    this.pool.forceReserve(reserved);
+    this.pendingBatches += pieces.length;
+    b.supersede(pieces);
+    this.release(b);
+    return pieces;
   }
 
   /** Releases a completed batch's memory. */

@@ -174,6 +174,12 @@ export class BatchBuilder {
     return true;
   }
 
+  /** Continues in `buf` (at least as large), which receives the bytes written so far. */
+  moveTo(buf: Buffer): void {
+    buf.set(this.buf.subarray(0, this.size), 0);
+    this.buf = buf;
+  }
+
   /** The encoded records (no header), e.g. as input for compression. */
   records(): Buffer {
     return this.buf.subarray(BATCH_HEADER_SIZE, this.size);

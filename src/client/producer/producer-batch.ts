@@ -38,8 +38,10 @@ export class ProducerBatch {
   readonly topic: string;
   readonly partition: number;
   readonly createdAt: number;
-  /** Bytes of buffer.memory held until the batch completes. */
-  readonly reserved: number;
+  /** Bytes of buffer.memory held until the batch completes (grows with the buffer). */
+  reserved: number;
+  /** Size at which the batch is ready to send (its first capacity: batch.size, or one record). */
+  readonly #fullAt: number;
   builder: BatchBuilder | null;
   /** Header + (possibly compressed) records; set when the batch is closed. */
   payload: Buffer | null = null;
@@ -75,7 +77,7 @@ export class ProducerBatch {
   producerEpoch = -1;
 
   /** The buffer records were encoded into (returned to the pool when the batch completes). */
-  readonly buffer: Buffer;
+  buffer: Buffer;
 
   constructor(topic: string, partition: number, capacity: number, now: number, buf?: Buffer) {
     this.topic = topic;
@@ -84,6 +86,7 @@ export class ProducerBatch {
     this.reserved = capacity;
     this.builder = new BatchBuilder(capacity, buf);
     this.buffer = this.builder.buf;
+    this.#fullAt = this.builder.capacity;
   }
 
   /** Bytes appended so far (records area plus header). */
@@ -91,9 +94,35 @@ export class ProducerBatch {
     return this.payload !== null ? this.payload.length : this.builder!.size;
   }
 
+  /** No more appends (a piece of a split batch: its records and sequences are fixed). */
+  #frozen = false;
+
+  /** Takes records: not drained, not frozen. */
+  get open(): boolean {
+    return this.builder !== null && !this.#frozen;
+  }
+
+  /** Refuses further appends; the batch stays ready to be drained (and compressed then). */
+  freeze(): void {
+    this.#frozen = true;
+  }
+
+  /** Ready to send by size: it holds batch.size bytes (it may still grow until drained). */
   get isFull(): boolean {
     const b = this.builder;
-    return b === null || b.size >= b.capacity - 16;
+    return b === null || this.#frozen || b.size >= this.#fullAt - 16;
+  }
+
+  /**
+   * Moves the records into `buf` (larger), which `extraReserved` more bytes of buffer.memory now
+   * back; returns the previous buffer (never sent, so free to reuse).
+   */
+  moveTo(buf: Buffer, extraReserved: number): Buffer {
+    const old = this.buffer;
+    this.builder!.moveTo(buf);
+    this.buffer = buf;
+    this.reserved += extraReserved;
+    return old;
   }
 
   tryAppend(
@@ -104,7 +133,7 @@ export class ProducerBatch {
     cb: Completion | undefined,
   ): boolean {
     const b = this.builder;
-    if (b === null || !b.tryAppend(timestamp, key, value, headers)) return false;
+    if (b === null || this.#frozen || !b.tryAppend(timestamp, key, value, headers)) return false;
     const i = this.count;
     if (i === 0) {
       this.#cb0 = cb;
@@ -178,6 +207,24 @@ export class ProducerBatch {
     const p = this.payload!;
     sealBatch(p, this.count, this.codec, this.baseTimestamp, this.maxTimestamp, o);
     return p;
+  }
+
+  /** Each record's completion, in record order (the rare split path; the hot paths use runs). */
+  completionList(): (Completion | undefined)[] {
+    const out: (Completion | undefined)[] = new Array(this.count);
+    const starts = this.#cbStart;
+    const runs = starts === null ? 1 : starts.length;
+    for (let run = 0; run < runs; run++) {
+      const cb = run === 0 ? this.#cb0 : this.#cbFn![run];
+      const end = run + 1 < runs ? starts![run + 1]! : this.count;
+      for (let i = run === 0 ? 0 : starts![run]!; i < end; i++) out[i] = cb;
+    }
+    return out;
+  }
+
+  /** The batch was split into `pieces` (which carry its records now): done when they all are. */
+  supersede(pieces: readonly ProducerBatch[]): void {
+    void Promise.all(pieces.map((p) => p.whenDone())).then(() => this.#settled());
   }
 
   /** Resolves when the batch is acknowledged or failed (used by flush()). */

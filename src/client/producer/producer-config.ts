@@ -19,8 +19,16 @@ export type Acks = 0 | 1 | -1 | 'all';
 
 export interface ProducerOptions<K = unknown, V = unknown> extends ClientOptions {
   acks?: Acks;
-  /** batch.size, default 16384 bytes. */
+  /** batch.size, default 16384 bytes: a batch this full is sent at the first chance. */
   batchSize?: number;
+  /**
+   * batch.max.size (KIP-782's proposal; Apache Kafka's producer has no such setting): a batch
+   * that is full but not yet sent — its partition's requests are all in flight — keeps taking
+   * records up to this size. Default maxRequestSize (1 MiB, about what librdkafka's and
+   * franz-go's batches reach), at least batchSize; set it to batchSize for Kafka's fixed-size
+   * batches. A batch a topic refuses as too large is split (as Java's producer does).
+   */
+  batchMaxSize?: number;
   /** linger.ms, default 5. */
   lingerMs?: number;
   /** buffer.memory, default 32 MiB. */
@@ -53,6 +61,7 @@ export interface ProducerOptions<K = unknown, V = unknown> extends ClientOptions
 export interface ResolvedProducerOptions extends ResolvedClientOptions {
   acks: number;
   batchSize: number;
+  batchMaxSize: number;
   lingerMs: number;
   bufferMemory: number;
   maxBlockMs: number;
@@ -112,14 +121,19 @@ export function resolveProducerOptions(o: ProducerOptions): ResolvedProducerOpti
     }
   }
   const batchSize = intOption('batchSize', o.batchSize, 16384, 1);
+  const maxRequestSize = intOption('maxRequestSize', o.maxRequestSize, 1024 * 1024, 1);
+  const batchMaxSize = intOption('batchMaxSize', o.batchMaxSize, maxRequestSize, 1);
+  if (o.batchMaxSize !== undefined && batchMaxSize < batchSize)
+    throw new ConfigError('batchMaxSize must be ≥ batchSize');
   return {
     ...base,
     acks,
     batchSize,
+    batchMaxSize: Math.max(batchSize, Math.min(batchMaxSize, maxRequestSize)),
     lingerMs,
     bufferMemory: intOption('bufferMemory', o.bufferMemory, 32 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     maxBlockMs: intOption('maxBlockMs', o.maxBlockMs, 60000, 0),
-    maxRequestSize: intOption('maxRequestSize', o.maxRequestSize, 1024 * 1024, 1),
+    maxRequestSize,
     maxInFlight,
     retries,
     deliveryTimeoutMs: Math.max(

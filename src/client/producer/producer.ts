@@ -129,7 +129,7 @@ export class Producer<K = Buffer | string | null, V = Buffer | string | null> {
     this.#valueSer = options.valueSerializer ?? (defaultSerializer as Serializer<V>);
     this.#pool = new BrokerPool(o);
     this.#metadata = new Metadata(this.#pool, { allowAutoTopicCreation: o.allowAutoTopicCreation });
-    this.#acc = new RecordAccumulator(o.batchSize, o.bufferMemory);
+    this.#acc = new RecordAccumulator(o.batchSize, o.bufferMemory, o.batchMaxSize);
     this.#acc.recycleBuffers = o.acks !== 0;
     this.#partitioner = new Partitioner(o.partitioner, o.batchSize, o.partitionerIgnoreKeys);
     const coordinators = new Coordinators(this.#pool);

@@ -456,6 +456,14 @@ export class Sender {
       else this.requestEpochBump();
       return;
     }
+    if ((code === ErrorCode.MESSAGE_TOO_LARGE || code === ErrorCode.RECORD_LIST_TOO_LARGE) && b.count > 1) {
+      // Split into smaller pieces, queued in its place (in reverse: each goes to the front).
+      // RECORD_LIST_TOO_LARGE too (a batch above the topic's segment.bytes): Java's fixed-size
+      // batches rarely meet it, batches grown to batch.max.size do.
+      const pieces = this.#acc.split(b);
+      for (let i = pieces.length - 1; i >= 0; i--) this.#requeue(q, pieces[i]!);
+      return;
+    }
     if (
       code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
       code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED

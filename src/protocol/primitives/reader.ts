@@ -12,8 +12,12 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** Shared zero-length buffer (immutable in practice: it has no bytes to change). */
 export const EMPTY_BYTES = Buffer.alloc(0);
-// Short ASCII strings (topic names, client ids) decode faster in JS than through a native call.
-const ASCII_FAST_PATH_MAX = 32;
+// Short ASCII strings (topic names, client ids) decode faster in JS than through a native call,
+// but only below V8's cons-string length (13): from there on each `+=` adds a node to a chain
+// that the first Map lookup of the string (group and member ids, topic names) must flatten into
+// a copy. Those are checked in JS and made by one latin1 slice (ASCII is latin1) instead.
+const CONCAT_MAX = 12;
+const ASCII_FAST_PATH_MAX = 256;
 
 export class Reader {
   buf: Buffer;
@@ -136,7 +140,7 @@ export class Reader {
     const end = start + len;
     const buf = this.buf;
     this.pos = end;
-    if (len <= ASCII_FAST_PATH_MAX) {
+    if (len <= CONCAT_MAX) {
       let s = '';
       for (let i = start; i < end; i++) {
         const c = buf[i]!;
@@ -144,6 +148,10 @@ export class Reader {
         s += String.fromCharCode(c);
       }
       return s;
+    }
+    if (len <= ASCII_FAST_PATH_MAX) {
+      for (let i = start; i < end; i++) if (buf[i]! >= 0x80) return this.utf8Slow(start, end);
+      return buf.toString('latin1', start, end);
     }
     return this.utf8Slow(start, end);
   }

@@ -212,3 +212,74 @@ test('batches stay within the partition limit; an operation larger than a batch 
   assert.equal(await runtime.read(0, (s) => s.values.has('x0')), false, 'nothing of it replayed');
   assert.equal(mem.entries(0).length, 10);
 });
+
+test('submit: done runs once — at once for a failure or nothing to wait for, else after the commit', async () => {
+  const { runtime, mem, errors } = await setup();
+  const seen: Array<[string, unknown, unknown]> = [];
+  const done =
+    (label: string) =>
+    (err: Error | null, value: unknown): void => {
+      seen.push([label, codeOf(err) ?? err, value]);
+    };
+  runtime.submit(7, (s) => s.set('x', 1), done('unknown partition'));
+  runtime.submit(0, () => ({ records: [], response: 'nothing' }), done('no records'));
+  assert.deepEqual(
+    seen,
+    [
+      ['unknown partition', ErrorCode.NOT_COORDINATOR, undefined],
+      ['no records', null, 'nothing'],
+    ],
+    'both answered before submit returned',
+  );
+  seen.length = 0;
+  mem.holdCommits();
+  runtime.submit(0, (s) => s.set('a', 1), done('write'));
+  runtime.submit(0, (s) => ({ records: [], response: s.values.get('a') }), done('read after it'));
+  runtime.submit(
+    0,
+    () => {
+      throw new KafkaError(ErrorCode.INVALID_GROUP_ID, 'refused by the operation');
+    },
+    done('throws'),
+  );
+  assert.deepEqual(seen, [['throws', ErrorCode.INVALID_GROUP_ID, undefined]]);
+  await turn();
+  assert.equal(seen.length, 1, 'the write and the read wait for the commit');
+  // A callback that throws is reported; the waiters after it still get their answer.
+  runtime.submit(
+    0,
+    (s) => s.set('b', 2),
+    () => {
+      throw new Error('a broken callback');
+    },
+  );
+  runtime.submit(0, (s) => s.set('c', 3), done('after the broken one'));
+  mem.releaseCommits();
+  await turn();
+  await turn();
+  assert.deepEqual(seen.slice(1), [
+    ['write', null, 1],
+    ['read after it', null, 1],
+    ['after the broken one', null, 3],
+  ]);
+  assert.ok(errors.some((e) => e instanceof Error && e.message === 'a broken callback'));
+  assert.equal(runtime.status(0), 'active');
+  assert.deepEqual(logOf(mem), ['a=1', 'b=2', 'c=3']);
+});
+
+test('submit: unload answers every waiting operation NOT_COORDINATOR, once', async () => {
+  const { runtime, mem } = await setup();
+  mem.holdCommits();
+  const calls: unknown[] = [];
+  for (let i = 0; i < 3; i++)
+    runtime.submit(
+      0,
+      (s) => s.set(`k${i}`, i),
+      (err) => calls.push(codeOf(err)),
+    );
+  await turn();
+  runtime.unload(0);
+  mem.releaseCommits();
+  await turn();
+  assert.deepEqual(calls, [ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR, ErrorCode.NOT_COORDINATOR]);
+});

@@ -12,7 +12,7 @@ import { LogTruncationError, OffsetOutOfRangeError } from '../../../src/client/c
 import { Fetcher } from '../../../src/client/consumer/fetcher.js';
 import { completeValidation, PositionValidator } from '../../../src/client/consumer/position-validation.js';
 import { PartitionState, SubscriptionState } from '../../../src/client/consumer/subscription-state.js';
-import { UnsupportedVersionError } from '../../../src/client/errors.js';
+import { ConnectionError, UnsupportedVersionError } from '../../../src/client/errors.js';
 import { Metadata } from '../../../src/client/metadata.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { FetchRequest, FetchResponse } from '../../../src/protocol/messages/generated/fetch.js';
@@ -347,9 +347,9 @@ function fetcherFor(reset: 'earliest' | 'latest' | 'none') {
   s!.seek(0n);
   const metadata = new FakeMetadata();
   metadata.leader = { id: 1, epoch: 3 };
-  const waiting: ((r: FetchResponse) => void)[] = [];
+  const waiting: { resolve: (r: FetchResponse) => void; reject: (e: Error) => void }[] = [];
   const { pool, asked } = fakePool<FetchRequest, FetchResponse>(
-    () => new Promise<FetchResponse>((resolve) => waiting.push(resolve)),
+    () => new Promise<FetchResponse>((resolve, reject) => waiting.push({ resolve, reject })),
   );
   let notified = 0;
   const f = new Fetcher(
@@ -359,14 +359,19 @@ function fetcherFor(reset: 'earliest' | 'latest' | 'none') {
     consumerOptions(reset),
     () => notified++,
   );
-  /** Answers the oldest unanswered request (waiting for it to be sent) and lets the fetcher apply it. */
-  const reply = async (res: FetchResponse) => {
+  /**
+   * Answers the oldest unanswered request (waiting for it to be sent), or fails it with an
+   * Error, and lets the fetcher apply that.
+   */
+  const reply = async (res: FetchResponse | Error) => {
     const deadline = Date.now() + 5000;
     while (waiting.length === 0) {
       assert.ok(Date.now() < deadline, 'timed out waiting for a fetch request');
       await new Promise((r) => setTimeout(r, 1));
     }
-    waiting.shift()!(res);
+    const w = waiting.shift()!;
+    if (res instanceof Error) w.reject(res);
+    else w.resolve(res);
     for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
   };
   return { s: s!, f, metadata, asked, reply, notified: () => notified };
@@ -402,6 +407,48 @@ test('a new leader seen while fetching stops the partition for validation and wa
   assert.equal(notified(), 1);
   f.maybeFetch();
   assert.equal(notified(), 1, 'woken once, not on every pass');
+  f.close();
+});
+
+const offsetsOf = (records: { offset: bigint }[]) => records.map((r) => Number(r.offset));
+
+test('a Fetch failing while earlier records are buffered: they are polled, the retry asks past them', async () => {
+  const { s, f, asked, reply } = fetcherFor('none');
+  f.maybeFetch();
+  await reply(fetchAnswer({ records: batch(0n, 5, 3) }));
+  assert.equal(sentPartition(asked[1]!.req).fetchOffset, 5n, 'the next Fetch left with records buffered');
+  assert.deepEqual(offsetsOf(await f.collect(2, null, null)), [0, 1]);
+  await reply(new ConnectionError('injected: connection lost'));
+  assert.deepEqual(offsetsOf(await f.collect(10, null, null)), [2, 3, 4], 'buffered records survive');
+  s.backoffUntil = 0; // skip retry.backoff.ms
+  f.maybeFetch();
+  assert.equal(sentPartition(asked[2]!.req).fetchOffset, 5n, 'retried from the end of the buffered data');
+  await reply(fetchAnswer({ records: batch(5n, 3, 3) }));
+  assert.deepEqual(offsetsOf(await f.collect(10, null, null)), [5, 6, 7]);
+  assert.equal(s.position, 8n);
+  f.close();
+});
+
+test('a leader change while records are buffered and a Fetch is in flight: both dropped, resumed at the position', async () => {
+  const { s, f, metadata, asked, reply } = fetcherFor('none');
+  f.maybeFetch();
+  await reply(fetchAnswer({ records: batch(0n, 5, 3) }));
+  assert.deepEqual(offsetsOf(await f.collect(2, null, null)), [0, 1]);
+  assert.equal(asked.length, 2, 'a Fetch for offset 5 is in flight');
+  metadata.leader = { id: 2, epoch: 4 };
+  // Noticed once the in-flight Fetch returns (a partition in flight is not looked at).
+  await reply(fetchAnswer({ records: batch(5n, 5, 3) }));
+  assert.equal(s.awaitingValidation, true);
+  assert.deepEqual(await f.collect(10, null, null), [], "nothing more from the old leader's data");
+  assert.equal(s.position, 2n, 'the position stays after the last record returned');
+  assert.equal(asked.length, 2, 'nothing asked of the new leader before validation');
+  completeValidation(s, { leaderEpoch: 4, endOffset: 100n }, 'none');
+  f.maybeFetch();
+  assert.equal(asked[2]!.node, 2);
+  assert.equal(sentPartition(asked[2]!.req).fetchOffset, 2n);
+  assert.equal(sentPartition(asked[2]!.req).currentLeaderEpoch, 4);
+  await reply(fetchAnswer({ records: batch(2n, 6, 4) }));
+  assert.deepEqual(offsetsOf(await f.collect(10, null, null)), [2, 3, 4, 5, 6, 7], 'in order, none twice');
   f.close();
 });
 

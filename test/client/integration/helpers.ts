@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Admin } from '../../../src/client/index.js';
 import { type BrokerHandle, startBroker } from '../../../src/index.js';
 import { scaled } from '../../support/timeouts.js';
 
@@ -23,6 +24,19 @@ export interface TestBroker {
   broker: BrokerHandle;
   dataDir: string;
   stop(): Promise<void>;
+}
+
+/** Creates single-replica topics with an Admin of its own. */
+export async function createTopics(
+  bootstrap: string,
+  topics: { name: string; numPartitions: number; configs?: Record<string, string> }[],
+): Promise<void> {
+  const admin = new Admin({ bootstrapServers: bootstrap });
+  try {
+    await admin.createTopics(topics.map((t) => ({ ...t, replicationFactor: 1 })));
+  } finally {
+    await admin.close();
+  }
 }
 
 export async function testBroker(

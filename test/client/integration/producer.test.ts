@@ -6,20 +6,18 @@ import { after, before, test } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin, Producer } from '../../../src/client/index.js';
 import { crc32Partition, murmur2Partition } from '../../../src/protocol/partitioners.js';
-import { kcatRead, kcatWrite, type TestBroker, testBroker } from './helpers.js';
+import { createTopics, kcatRead, kcatWrite, type TestBroker, testBroker } from './helpers.js';
 
 let tb: TestBroker;
 let bootstrap: string;
 before(async () => {
   tb = await testBroker();
   bootstrap = tb.broker.bootstrap;
-  const admin = new Admin({ bootstrapServers: bootstrap });
-  await admin.createTopics([
-    { name: 'keys10', numPartitions: 10, replicationFactor: 1 },
-    { name: 'crc10', numPartitions: 10, replicationFactor: 1 },
-    { name: 'sticky4', numPartitions: 4, replicationFactor: 1 },
+  await createTopics(bootstrap, [
+    { name: 'keys10', numPartitions: 10 },
+    { name: 'crc10', numPartitions: 10 },
+    { name: 'sticky4', numPartitions: 4 },
   ]);
-  await admin.close();
 });
 after(async () => {
   await tb.stop();

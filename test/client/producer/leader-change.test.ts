@@ -7,15 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConnectionError } from '../../../src/client/errors.js';
-import { NO_MEMORY, RecordAccumulator } from '../../../src/client/producer/accumulator.js';
-import { encodeHeaders } from '../../../src/client/producer/batch-builder.js';
+import { RecordAccumulator } from '../../../src/client/producer/accumulator.js';
 import { ProducerIdentity } from '../../../src/client/producer/idempotence.js';
 import { Sender, type SenderCluster } from '../../../src/client/producer/sender.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../../../src/protocol/messages/generated/produce.js';
+import { options, sendVia } from './fake-cluster.js';
 import { FakeLog } from './fake-log.js';
-
-const NO_HEADERS = encodeHeaders(undefined);
 
 /** What a broker does with one partition of a request: append, append and lose the connection, fail, or refuse with a code. */
 type Outcome = 'ok' | 'append-then-drop' | 'drop' | number;
@@ -127,40 +125,8 @@ function setup(batchSize: number) {
     1,
     5000,
   );
-  const sender = new Sender(
-    acc,
-    brokers,
-    {
-      acks: -1,
-      lingerMs: 0,
-      requestTimeoutMs: 1000,
-      deliveryTimeoutMs: 20000,
-      retries: 1000,
-      retryBackoffMs: 1,
-      retryBackoffMaxMs: 5,
-      maxInFlight: 5,
-      maxRequestSize: 1 << 20,
-      codec: 0,
-      idempotent: true,
-      transactionalId: null,
-    },
-    identity,
-  );
-  const send = (topic: string, partition: number, value: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const r = acc.append(
-        topic,
-        partition,
-        Date.now(),
-        null,
-        Buffer.from(value),
-        NO_HEADERS,
-        (e) => (e ? reject(e) : resolve()),
-        Date.now(),
-      );
-      assert.notEqual(r, NO_MEMORY);
-      sender.wakeup();
-    });
+  const sender = new Sender(acc, brokers, options({ lingerMs: 0, deliveryTimeoutMs: 20000 }), identity);
+  const send = sendVia(acc, sender);
   return { brokers, sender, send, epochs: () => epoch };
 }
 
@@ -179,7 +145,7 @@ test('batches in flight to a leader that dies are resent to the new leader in or
     return 'drop';
   };
   const values = Array.from({ length: 120 }, (_, i) => `record-${i}`);
-  const done: Promise<void>[] = [];
+  const done: Promise<unknown>[] = [];
   for (const v of values) {
     done.push(send('t', 0, v));
     if (done.length % 10 === 0) await new Promise((r) => setTimeout(r, 1));

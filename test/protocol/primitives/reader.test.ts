@@ -80,6 +80,26 @@ test('string failures', () => {
   }
 });
 
+test('strings of every length decode as UTF-8, ASCII or not, valid or not (all three decode paths)', () => {
+  const frame = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
+  for (let len = 0; len <= 300; len++) {
+    const ascii = Buffer.from(Array.from({ length: len }, (_, i) => 0x21 + ((i * 7) % 94)));
+    const s = new Reader(frame(ascii)).string();
+    assert.equal(s, ascii.toString('utf8'), `ascii of ${len}`);
+    assert.equal(new Map([[ascii.toString('utf8'), len]]).get(s), len, 'usable as a Map key');
+    if (len < 2) continue;
+    // A two-byte character at the end, in the middle and at the start.
+    for (const at of [len - 2, (len - 2) >> 1, 0]) {
+      const b = Buffer.from(ascii);
+      b[at] = 0xc3;
+      b[at + 1] = 0xa9;
+      assert.equal(new Reader(frame(b)).string(), b.toString('utf8'), `é at ${at} of ${len}`);
+      b[at + 1] = 0x28; // not a continuation byte
+      throwsCode(() => new Reader(frame(b)).string(), 'INVALID_UTF8');
+    }
+  }
+});
+
 test('bytes are zero-copy subarrays', () => {
   const src = Buffer.from('00000003010203' + '04aabbcc' + 'ffffffff' + '00', 'hex');
   const r = new Reader(src);

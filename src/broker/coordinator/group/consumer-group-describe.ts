@@ -1,14 +1,19 @@
 // ConsumerGroupDescribe for one group id of a shard (Kafka's ConsumerGroup.asDescribedGroup):
 // epochs, the assignor in use, and each member's current and target assignment with topic
-// names resolved from the cluster's topics. A classic or unknown id is GROUP_ID_NOT_FOUND.
+// names resolved from the cluster's topics, and (v1) whether each member uses the classic protocol.
+// A classic or unknown id is GROUP_ID_NOT_FOUND with Kafka's message.
 import { ErrorCode } from '../../../protocol/errors.js';
-import type { Assignment } from './consumer-group-member.js';
+import { type Assignment, usesClassicProtocol } from './consumer-group-member.js';
 import type {
   DescribedConsumerGroup,
   DescribedTopicPartitions,
   TopicCatalog,
 } from './consumer-group-types.js';
 import type { GroupCoordinatorShard } from './group-coordinator-shard.js';
+
+/** ConsumerGroupDescribe v1 MemberType values. */
+const CLASSIC_MEMBER = 0;
+const CONSUMER_MEMBER = 1;
 
 function describeAssignment(a: Assignment, catalog: TopicCatalog): DescribedTopicPartitions[] {
   return [...a].map(([topicId, ps]) => ({
@@ -53,6 +58,7 @@ export function describeConsumerGroup(shard: GroupCoordinatorShard, groupId: str
       subscribedTopicRegex: m.subscribedTopicRegex,
       assignment: describeAssignment(m.assignedPartitions, mgr.catalog),
       targetAssignment: describeAssignment(g.targetAssignment.get(m.memberId) ?? new Map(), mgr.catalog),
+      memberType: usesClassicProtocol(m) ? CLASSIC_MEMBER : CONSUMER_MEMBER,
     })),
   };
 }

@@ -46,6 +46,8 @@ export interface DescribedConsumerMember {
   subscribedTopicRegex: string | null;
   assignment: DescribedTopicPartitions[];
   targetAssignment: DescribedTopicPartitions[];
+  /** ConsumerGroupDescribe v1 MemberType: 0 a classic member (JoinGroup), 1 a ConsumerGroupHeartbeat one. */
+  memberType: number;
 }
 
 export interface DescribedConsumerGroup {

@@ -221,11 +221,19 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     return { records, response };
   }
 
+  /**
+   * DescribeGroups of one group id. A consumer group (mixed or not) is not described, as in
+   * Kafka 4: GROUP_ID_NOT_FOUND with Kafka's message, like an unknown id; the handler turns
+   * that into the Dead state with no error below v6.
+   */
   describe(groupId: string): DescribedGroup {
     const group = this.groups.get(groupId);
     if (group === undefined) {
       return {
-        errorCode: ErrorCode.NONE,
+        errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+        errorMessage: this.consumer.groups.has(groupId)
+          ? `Group ${groupId} is not a classic group.`
+          : `Group ${groupId} not found.`,
         groupId,
         state: 'Dead',
         protocolType: '',
@@ -238,6 +246,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     const protocol = group.protocolName ?? '';
     return {
       errorCode: ErrorCode.NONE,
+      errorMessage: null,
       groupId,
       state: group.state,
       protocolType: group.protocolType ?? '',
@@ -253,9 +262,9 @@ export class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     };
   }
 
-  /** `states`/`types` empty = no filter; matched case-insensitively as Kafka does. */
+  /** `states`/`types` empty = no filter; matched case-insensitively (states trimmed) as Kafka does. */
   list(states: readonly string[], types: readonly string[]): ListedGroup[] {
-    const wantStates = new Set(states.map((s) => s.toLowerCase()));
+    const wantStates = new Set(states.map((s) => s.trim().toLowerCase()));
     const wantTypes = new Set(types.map((t) => t.toLowerCase()));
     const out: ListedGroup[] = [];
     for (const g of this.groups.values()) {

@@ -23,6 +23,7 @@ import type { GroupRecord } from './group-records.js';
 import { groupRecordSerde } from './group-serde.js';
 import {
   type DescribedGroup,
+  describeGroupError,
   EMPTY_BUFFER,
   type HeartbeatRequest,
   type JoinGroupRequest,
@@ -37,6 +38,7 @@ import {
   type SyncGroupResult,
   type TopicPartitionsResult,
 } from './group-types.js';
+import { type CommitCodes, commitResults } from './offset-manager.js';
 import { joinError } from './rebalance.js';
 
 export interface GroupCoordinatorOptions {
@@ -171,9 +173,20 @@ export class GroupCoordinator {
   }
 
   commitOffsets(req: OffsetCommitRequest): Promise<TopicPartitionsResult[]> {
-    return this.runtime
-      .write(this.partitionFor(req.groupId), (s) => s.offsets.commit(req))
-      .then(undefined, (err: unknown) => commitFailed(req, err));
+    return new Promise((resolve) => this.commit(req, (codes) => resolve(commitResults(req, codes))));
+  }
+
+  /**
+   * OffsetCommit's own path (`commitOffsets` without a promise or a result object per
+   * partition): `done` gets the code of each partition, in request order, once the offsets are
+   * committed or the write failed.
+   */
+  commit(req: OffsetCommitRequest, done: (codes: CommitCodes) => void): void {
+    this.runtime.submit(
+      this.partitionFor(req.groupId),
+      (s) => s.offsets.commit(req),
+      (err, codes) => done(err === null ? (codes as CommitCodes) : commitFailedCode(err)),
+    );
   }
 
   /** TxnOffsetCommit: offsets written in the producer's transaction, visible once it commits. */
@@ -183,7 +196,10 @@ export class GroupCoordinator {
   ): Promise<TopicPartitionsResult[]> {
     return this.runtime
       .write(this.partitionFor(req.groupId), (s) => s.offsets.commitTransactional(req, producer))
-      .then(undefined, (err: unknown) => commitFailed(req, err));
+      .then(
+        (codes) => commitResults(req, codes),
+        (err: unknown) => commitResults(req, commitFailedCode(err)),
+      );
   }
 
   /**
@@ -238,14 +254,7 @@ export class GroupCoordinator {
       groupIds.map((groupId) =>
         this.runtime
           .read(this.partitionFor(groupId), (s) => s.describe(groupId))
-          .catch((err: unknown) => ({
-            errorCode: errorCodeOf(err),
-            groupId,
-            state: '',
-            protocolType: '',
-            protocolData: '',
-            members: [],
-          })),
+          .catch((err: unknown) => describeGroupError(groupId, errorCodeOf(err))),
       ),
     );
   }
@@ -268,17 +277,12 @@ export class GroupCoordinator {
 }
 
 /**
- * Every partition of a commit answered with the failure's code; records too large for the
+ * The code every partition of a failed commit is answered with; records too large for the
  * internal topic are INVALID_COMMIT_OFFSET_SIZE, as Kafka answers a commit the log refused for
  * its size.
  */
-function commitFailed(req: OffsetCommitRequest, err: unknown): TopicPartitionsResult[] {
-  const errorCode =
-    err instanceof KafkaError && err.code === ErrorCode.RECORD_LIST_TOO_LARGE
-      ? ErrorCode.INVALID_COMMIT_OFFSET_SIZE
-      : errorCodeOf(err);
-  return req.topics.map((t) => ({
-    name: t.name,
-    partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
-  }));
+function commitFailedCode(err: unknown): number {
+  return err instanceof KafkaError && err.code === ErrorCode.RECORD_LIST_TOO_LARGE
+    ? ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+    : errorCodeOf(err);
 }

@@ -86,11 +86,26 @@ export interface DescribedMember {
 
 export interface DescribedGroup {
   errorCode: number;
+  /** DescribeGroups v6+: Kafka's text for GROUP_ID_NOT_FOUND. */
+  errorMessage: string | null;
   groupId: string;
   state: string;
   protocolType: string;
   protocolData: string;
   members: DescribedMember[];
+}
+
+/** A group DescribeGroups could not describe: the error alone (Kafka's groupError). */
+export function describeGroupError(groupId: string, errorCode: number): DescribedGroup {
+  return {
+    errorCode,
+    errorMessage: null,
+    groupId,
+    state: '',
+    protocolType: '',
+    protocolData: '',
+    members: [],
+  };
 }
 
 export interface ListedGroup {

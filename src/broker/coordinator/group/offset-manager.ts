@@ -19,15 +19,31 @@ import { PendingTxnOffsets } from './pending-txn-offsets.js';
 
 type Result<T> = CoordinatorResult<GroupRecord, T>;
 
+/**
+ * The outcome of a commit per partition, in request order (topics, then their partitions): one
+ * error code for all of them (the usual case, so nothing per partition is allocated), or one each.
+ */
+export type CommitCodes = number | readonly number[];
+
+const NO_RECORDS: readonly GroupRecord[] = [];
+
 /** Every partition of a commit answered with one error; nothing written. */
-function failAll(req: OffsetCommitRequest, errorCode: number): Result<TopicPartitionsResult[]> {
-  return {
-    records: [],
-    response: req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode })),
-    })),
-  };
+function failAll(errorCode: number): Result<CommitCodes> {
+  return { records: NO_RECORDS, response: errorCode };
+}
+
+/** The code of the `i`th partition of a commit (request order). */
+export function commitCode(codes: CommitCodes, i: number): number {
+  return typeof codes === 'number' ? codes : (codes[i] as number);
+}
+
+/** `codes` as one result per topic of the request. */
+export function commitResults(req: OffsetCommitRequest, codes: CommitCodes): TopicPartitionsResult[] {
+  let i = 0;
+  return req.topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode: commitCode(codes, i++) })),
+  }));
 }
 
 export class OffsetManager {
@@ -71,11 +87,11 @@ export class OffsetManager {
     return req.generationId >= 0 ? undefined : null;
   }
 
-  commit(req: OffsetCommitRequest, validated = false): Result<TopicPartitionsResult[]> {
+  commit(req: OffsetCommitRequest, validated = false): Result<CommitCodes> {
     const cg = this.consumer?.groups.get(req.groupId);
     if (cg !== undefined && !validated) {
       const err = validateConsumerGroupCommit(cg, req.memberId, req.generationId, req.apiVersion ?? 9, false);
-      if (err !== ErrorCode.NONE) return failAll(req, err);
+      if (err !== ErrorCode.NONE) return failAll(err);
       return this.#write(req);
     }
     if (cg !== undefined) return this.#write(req);
@@ -83,37 +99,50 @@ export class OffsetManager {
     // OffsetCommit v9+ (either protocol) says so; older versions keep ILLEGAL_GENERATION.
     if (group === undefined)
       return failAll(
-        req,
         (req.apiVersion ?? 0) >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION,
       );
     if (group === null) return this.#write(req); // a new group: Empty, any simple commit is valid
     const err = validated ? ErrorCode.NONE : this.#validateCommit(group, req);
-    if (err !== ErrorCode.NONE) return failAll(req, err);
+    if (err !== ErrorCode.NONE) return failAll(err);
     return this.#write(req);
   }
 
-  #write(req: OffsetCommitRequest): Result<TopicPartitionsResult[]> {
+  /**
+   * One record per partition whose metadata fits; those that do not are answered
+   * OFFSET_METADATA_TOO_LARGE (then the codes are per partition).
+   */
+  #write(req: OffsetCommitRequest): Result<CommitCodes> {
     const now = this.groups.now();
+    const expireTimestamp = req.retentionTimeMs >= 0 ? now + req.retentionTimeMs : -1;
+    const maxMetadata = this.groups.config.offsetMetadataMaxBytes;
     const records: GroupRecord[] = [];
-    const response = req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => {
+    let codes: number[] | null = null;
+    let i = 0;
+    for (const t of req.topics) {
+      for (const p of t.partitions) {
         const metadata = p.metadata ?? '';
-        if (Buffer.byteLength(metadata) > this.groups.config.offsetMetadataMaxBytes) {
-          return { partition: p.partition, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        // Characters never outnumber UTF-8 bytes, and a UTF-8 byte count is at most 3 per character.
+        const tooLarge =
+          metadata.length > maxMetadata ||
+          (metadata.length * 3 > maxMetadata && Buffer.byteLength(metadata) > maxMetadata);
+        if (tooLarge) {
+          codes ??= new Array<number>(i).fill(ErrorCode.NONE);
+          codes.push(ErrorCode.OFFSET_METADATA_TOO_LARGE);
+        } else {
+          codes?.push(ErrorCode.NONE);
+          const value: OffsetValue = {
+            offset: p.offset,
+            leaderEpoch: p.leaderEpoch,
+            metadata,
+            commitTimestamp: now,
+            expireTimestamp,
+          };
+          records.push(offsetRecord(req.groupId, t.name, p.partition, value));
         }
-        const value: OffsetValue = {
-          offset: p.offset,
-          leaderEpoch: p.leaderEpoch,
-          metadata,
-          commitTimestamp: now,
-          expireTimestamp: req.retentionTimeMs >= 0 ? now + req.retentionTimeMs : -1,
-        };
-        records.push(offsetRecord(req.groupId, t.name, p.partition, value));
-        return { partition: p.partition, errorCode: ErrorCode.NONE };
-      }),
-    }));
-    return { records, response };
+        i++;
+      }
+    }
+    return { records, response: codes ?? ErrorCode.NONE };
   }
 
   /**
@@ -126,26 +155,26 @@ export class OffsetManager {
   commitTransactional(
     req: OffsetCommitRequest,
     producer: { producerId: bigint; producerEpoch: number },
-  ): Result<TopicPartitionsResult[]> {
+  ): Result<CommitCodes> {
     const cg = this.consumer?.groups.get(req.groupId);
     if (cg !== undefined) {
       const err = validateConsumerGroupCommit(cg, req.memberId, req.generationId, 9, true);
       // TxnOffsetCommit has no STALE_MEMBER_EPOCH: Kafka answers ILLEGAL_GENERATION.
-      if (err === ErrorCode.STALE_MEMBER_EPOCH) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
-      if (err !== ErrorCode.NONE) return failAll(req, err);
+      if (err === ErrorCode.STALE_MEMBER_EPOCH) return failAll(ErrorCode.ILLEGAL_GENERATION);
+      if (err !== ErrorCode.NONE) return failAll(err);
       return { ...this.#write(req), transaction: producer };
     }
     const target = this.#commitTarget(req);
-    if (target === undefined) return failAll(req, ErrorCode.ILLEGAL_GENERATION);
+    if (target === undefined) return failAll(ErrorCode.ILLEGAL_GENERATION);
     // Kafka creates the group when the transactional commit arrives, not at its marker.
     const group = target ?? this.groups.getOrCreate(req.groupId);
-    if (group.is('Dead')) return failAll(req, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (group.is('Dead')) return failAll(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     if (
       !(req.generationId < 0 && group.is('Empty')) &&
       (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null)
     ) {
       const err = this.groups.validateGeneration(group, req.memberId, req.groupInstanceId, req.generationId);
-      if (err !== ErrorCode.NONE) return failAll(req, err);
+      if (err !== ErrorCode.NONE) return failAll(err);
     }
     const res = this.commit({ ...req, generationId: -1, memberId: '', groupInstanceId: null }, true);
     return { ...res, transaction: producer };
@@ -294,8 +323,7 @@ export class OffsetManager {
         if (expired) records.push(offsetRecord(groupId, topic, partition, null));
         else remaining++;
       }
-      if (group !== undefined && group.is('Empty') && remaining === 0)
-        records.push(groupRecord(groupId, null));
+      if (group?.is('Empty') && remaining === 0) records.push(groupRecord(groupId, null));
     }
     return records;
   }

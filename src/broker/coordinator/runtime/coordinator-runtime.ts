@@ -6,7 +6,10 @@ import { ErrorCode, KafkaError } from '../../../protocol/errors.js';
 import type { Clock } from './clock.js';
 import type { CoordinatorResult, CoordinatorShard, RecordSerde, ShardContext } from './coordinator-shard.js';
 import type { PartitionLoader, PartitionWriter, TransactionMarker } from './partition-writer.js';
-import { ShardHolder } from './shard-holder.js';
+import { type OperationDone, ShardHolder } from './shard-holder.js';
+
+const notCoordinator = (partition: number) =>
+  new KafkaError(ErrorCode.NOT_COORDINATOR, `not the coordinator for partition ${partition}`);
 
 export interface CoordinatorRuntimeOptions<S extends CoordinatorShard<R>, R> {
   writer: PartitionWriter;
@@ -94,6 +97,16 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
   }
 
   /**
+   * `write` with a callback instead of a promise (`ShardHolder.submit`): for the hot paths that
+   * answer many operations in flight at once (OffsetCommit).
+   */
+  submit<T>(partition: number, op: (shard: S) => CoordinatorResult<R, T>, done: OperationDone<T>): void {
+    const holder = this.#holders.get(partition);
+    if (holder === undefined) done(notCoordinator(partition), undefined);
+    else holder.submit(op, done);
+  }
+
+  /**
    * Writes a COMMIT/ABORT marker to `partition` through its shard (the transaction coordinator
    * completing a transaction that included this partition); resolves once committed.
    */
@@ -148,9 +161,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
 
   #holder(partition: number): ShardHolder<S, R> {
     const holder = this.#holders.get(partition);
-    if (holder === undefined) {
-      throw new KafkaError(ErrorCode.NOT_COORDINATOR, `not the coordinator for partition ${partition}`);
-    }
+    if (holder === undefined) throw notCoordinator(partition);
     return holder;
   }
 

@@ -60,10 +60,8 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
     if (attributes?.marker !== undefined || attributes?.transaction !== undefined) {
       return this.#appendTransactional(p, records, timestampMs, attributes);
     }
-    const batch = encodeRecordBatchSync(
-      records.map((r) => ({ key: r.key, value: r.value })),
-      { timestamp: timestampMs },
-    );
+    // A SerializedRecord is a RecordInput (key and value, nothing else): encoded as it is.
+    const batch = encodeRecordBatchSync(records, { timestamp: timestampMs });
     const minIsr = this.minIsrOf(this.topic);
     const result = await p.appendAsLeader(batch, -1, minIsr).catch(asRefusal);
     const end = result.lastOffset + 1n;
@@ -100,16 +98,13 @@ export class LogPartitionWriter implements PartitionWriter, PartitionLoader {
             coordinatorEpoch: m.coordinatorEpoch,
             timestamp: timestampMs,
           })
-        : encodeRecordBatchSync(
-            records.map((r) => ({ key: r.key, value: r.value })),
-            {
-              timestamp: timestampMs,
-              producerId: tx?.producerId,
-              producerEpoch: tx?.producerEpoch,
-              baseSequence: 0, // coordinator appends are exempt from sequence checks
-              transactional: true,
-            },
-          );
+        : encodeRecordBatchSync(records, {
+            timestamp: timestampMs,
+            producerId: tx?.producerId,
+            producerEpoch: tx?.producerEpoch,
+            baseSequence: 0, // coordinator appends are exempt from sequence checks
+            transactional: true,
+          });
     const minIsr = this.minIsrOf(this.topic);
     const result = await p.appendAsLeader(batch, -1, minIsr, 'coordinator').catch(asRefusal);
     const end = result.lastOffset + 1n;

@@ -38,11 +38,13 @@ import {
 
 export type ShardStatus = 'loading' | 'active' | 'closed';
 
+/** How an operation's caller learns its outcome: an error, or null and the operation's response. */
+export type OperationDone<T> = (err: Error | null, value: T | undefined) => void;
+
 interface Waiter {
   offset: bigint;
   value: unknown;
-  resolve: (value: unknown) => void;
-  reject: (err: Error) => void;
+  done: OperationDone<unknown>;
 }
 
 interface PendingBatch {
@@ -105,20 +107,52 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
   }
 
   write<T>(op: (shard: S) => CoordinatorResult<R, T>): Promise<T> {
-    const shard = this.#checkActive();
-    const res = op(shard);
+    return new Promise<T>((resolve, reject) =>
+      this.submit(op, (err, value) => (err === null ? resolve(value as T) : reject(err))),
+    );
+  }
+
+  /**
+   * `write` with a callback: `done` runs once (synchronously when the operation fails at once or
+   * has nothing uncommitted to wait for). One object per operation waits, no promise: with a
+   * thousand commits in flight, what each keeps alive until its append is what the scavenger
+   * copies.
+   */
+  submit<T>(op: (shard: S) => CoordinatorResult<R, T>, done: OperationDone<T>): void {
+    let shard: S;
+    let res: CoordinatorResult<R, T>;
+    try {
+      shard = this.#checkActive();
+      res = op(shard);
+    } catch (err) {
+      done(asError(err), undefined);
+      return;
+    }
     const records = res.records;
     if (records.length === 0 && res.onAppended === undefined) {
-      return this.#waitFor(this.#nextOffset, res.response);
+      this.#waitFor(this.#nextOffset, res.response, done);
+      return;
     }
+    const err = this.#stage(shard, res);
+    if (err !== null) done(err, undefined);
+    else this.#waitFor(this.#nextOffset, res.response, done);
+  }
+
+  /** Serializes, replays and batches an operation's records; the error that fails it, or null. */
+  #stage(shard: S, res: CoordinatorResult<R, unknown>): Error | null {
+    const records = res.records;
     // Serialize first: a record that cannot be encoded must fail the operation before
     // anything is replayed.
     const serialized: SerializedRecord[] = new Array(records.length);
     let bytes = 0;
-    for (let i = 0; i < records.length; i++) {
-      const s = this.serde.serialize(records[i] as R);
-      serialized[i] = s;
-      bytes += recordBytesBound(s);
+    try {
+      for (let i = 0; i < records.length; i++) {
+        const s = this.serde.serialize(records[i] as R);
+        serialized[i] = s;
+        bytes += recordBytesBound(s);
+      }
+    } catch (err) {
+      return asError(err);
     }
     const batch = this.#batchFor(res.transaction, bytes);
     if (batch === null) {
@@ -128,25 +162,27 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
         `${records.length} records of up to ${bytes} bytes exceed the ${this.#maxBatchBytes()} bytes a batch of partition ${this.partition} may hold`,
       );
       if (res.onAppended !== undefined) this.#safely(() => res.onAppended?.(err));
-      return Promise.reject(err);
+      return err;
     }
     if (res.replayRecords !== false) {
       try {
-        for (const r of records) this.#replay(shard, batch, r, res.transaction);
+        for (let i = 0; i < records.length; i++) this.#replay(shard, batch, records[i] as R, res.transaction);
       } catch (err) {
         // Half-applied records leave the shard inconsistent with its log: reload it.
-        this.#fail(err instanceof Error ? err : new Error(String(err)));
-        throw err;
+        const e = asError(err);
+        this.#fail(e);
+        return e;
       }
     } else {
       this.#nextOffset += BigInt(records.length);
     }
-    for (const s of serialized) batch.records.push(s);
+    const batchRecords = batch.records;
+    for (let i = 0; i < serialized.length; i++) batchRecords.push(serialized[i] as SerializedRecord);
     batch.size += serialized.length;
     batch.bytes += bytes;
     if (res.onAppended !== undefined) batch.callbacks.push(res.onAppended);
     this.#scheduleFlush();
-    return this.#waitFor(this.#nextOffset, res.response);
+    return null;
   }
 
   #replay(shard: S, batch: PendingBatch, record: R, producer: TransactionalProducer | undefined): void {
@@ -170,7 +206,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     try {
       shard.replayEndTransactionMarker?.(marker.producerId, marker.producerEpoch, marker.commit);
     } catch (err) {
-      this.#fail(err instanceof Error ? err : new Error(String(err)));
+      this.#fail(asError(err));
       throw err;
     }
     this.#nextOffset += 1n;
@@ -184,7 +220,9 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
       undo: null,
     });
     this.#scheduleFlush();
-    return this.#waitFor(this.#nextOffset, undefined);
+    return new Promise<void>((resolve, reject) =>
+      this.#waitFor(this.#nextOffset, undefined, (err) => (err === null ? resolve() : reject(err))),
+    );
   }
 
   /**
@@ -230,7 +268,7 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     for (const cb of callbacks) this.#safely(() => cb(reason));
     const waiters = this.#waiters;
     this.#waiters = [];
-    for (const w of waiters) w.reject(reason);
+    for (const w of waiters) this.#safely(() => w.done(reason, undefined));
     if (this.shard !== null) this.#safely(() => this.shard?.onUnloaded());
   }
 
@@ -244,12 +282,10 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     return this.shard;
   }
 
-  /** Resolves with `value` once everything up to `offset` is committed (one promise per operation). */
-  #waitFor<T>(offset: bigint, value: T): Promise<T> {
-    if (this.#committed >= offset) return Promise.resolve(value);
-    return new Promise<T>((resolve, reject) =>
-      this.#waiters.push({ offset, value, resolve: resolve as (v: unknown) => void, reject }),
-    );
+  /** Calls `done` with `value` once everything up to `offset` is committed. */
+  #waitFor<T>(offset: bigint, value: T, done: OperationDone<T>): void {
+    if (this.#committed >= offset) done(null, value);
+    else this.#waiters.push({ offset, value, done: done as OperationDone<unknown> });
   }
 
   #scheduleFlush(): void {
@@ -274,9 +310,12 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     } catch (err) {
       appended = Promise.reject(err);
     }
+    // The writer has the records now (encoded, or kept itself): the batch no longer holds their
+    // bytes alive while the append waits for the disk and the high watermark.
+    batch.records = [];
     appended.then(
       (logEnd) => this.#appended(batch, end, logEnd),
-      (err: unknown) => this.#appendFailed(batch, err instanceof Error ? err : new Error(String(err))),
+      (err: unknown) => this.#appendFailed(batch, asError(err)),
     );
   }
 
@@ -330,16 +369,24 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
     this.#waiters = [];
     for (const b of batches) for (const cb of b.callbacks) this.#safely(() => cb(err));
     const reason = new KafkaError(code, `write to partition ${this.partition} refused: ${err.message}`);
-    for (const w of waiters) w.reject(reason);
+    for (const w of waiters) this.#safely(() => w.done(reason, undefined));
     return true;
   }
 
   #release(): void {
+    const waiters = this.#waiters;
     let i = 0;
-    while (i < this.#waiters.length && (this.#waiters[i] as Waiter).offset <= this.#committed) i++;
+    while (i < waiters.length && (waiters[i] as Waiter).offset <= this.#committed) i++;
     if (i === 0) return;
-    const ready = this.#waiters.splice(0, i);
-    for (const w of ready) w.resolve(w.value);
+    const ready = waiters.splice(0, i);
+    for (let j = 0; j < ready.length; j++) {
+      const w = ready[j] as Waiter;
+      try {
+        w.done(null, w.value);
+      } catch (err) {
+        this.hooks.onError(this.partition, err);
+      }
+    }
   }
 
   #fail(cause: Error): void {
@@ -357,6 +404,10 @@ export class ShardHolder<S extends CoordinatorShard<R>, R> {
       this.hooks.onError(this.partition, err);
     }
   }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 function sameProducer(a: TransactionalProducer, b: TransactionalProducer | undefined): boolean {

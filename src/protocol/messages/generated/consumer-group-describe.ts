@@ -40,7 +40,7 @@ function writeConsumerGroupDescribeRequestV0(w: Writer, m: ConsumerGroupDescribe
 
 export function readConsumerGroupDescribeRequest(r: Reader, version: number): ConsumerGroupDescribeRequest {
   switch (version) {
-    case 0:
+    case 0: case 1:
       return readConsumerGroupDescribeRequestV0(r);
     default:
       throw Reader.unsupportedVersion('ConsumerGroupDescribeRequest', version);
@@ -49,7 +49,7 @@ export function readConsumerGroupDescribeRequest(r: Reader, version: number): Co
 
 export function writeConsumerGroupDescribeRequest(w: Writer, version: number, value: ConsumerGroupDescribeRequest): void {
   switch (version) {
-    case 0:
+    case 0: case 1:
       writeConsumerGroupDescribeRequestV0(w, value);
       return;
     default:
@@ -106,6 +106,8 @@ export interface ConsumerGroupDescribeResponseMember {
   assignment: ConsumerGroupDescribeResponseAssignment;
   /** The target assignment. */
   targetAssignment: ConsumerGroupDescribeResponseAssignment;
+  /** The protocol the member uses: 0 classic (JoinGroup), 1 consumer, -1 not known. */
+  memberType: number;
 }
 
 export interface ConsumerGroupDescribeResponseTopicPartitions {
@@ -154,6 +156,32 @@ function writeConsumerGroupDescribeResponseV0(w: Writer, m: ConsumerGroupDescrib
     const a = m.groups;
     w.compactArrayLength(a.length);
     for (let i = 0; i < a.length; i++) writeConsumerGroupDescribeResponseDescribedGroupV0(w, a[i]!);
+  }
+  w.int8(0); // no tagged fields
+}
+
+function readConsumerGroupDescribeResponseV1(r: Reader): ConsumerGroupDescribeResponse {
+  const f_throttleTimeMs = r.int32();
+  let f_groups: ConsumerGroupDescribeResponseDescribedGroup[];
+  {
+    const n = r.compactArrayLength(20);
+    if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: Groups is null', r.pos);
+    else {
+      const a: ConsumerGroupDescribeResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupDescribeResponseDescribedGroupV1(r);
+      f_groups = a;
+    }
+  }
+  r.skipTaggedFields();
+  return { throttleTimeMs: f_throttleTimeMs, groups: f_groups };
+}
+
+function writeConsumerGroupDescribeResponseV1(w: Writer, m: ConsumerGroupDescribeResponse): void {
+  w.int32(m.throttleTimeMs);
+  {
+    const a = m.groups;
+    w.compactArrayLength(a.length);
+    for (let i = 0; i < a.length; i++) writeConsumerGroupDescribeResponseDescribedGroupV1(w, a[i]!);
   }
   w.int8(0); // no tagged fields
 }
@@ -208,6 +236,56 @@ function writeConsumerGroupDescribeResponseDescribedGroupV0(w: Writer, m: Consum
   w.int8(0); // no tagged fields
 }
 
+function readConsumerGroupDescribeResponseDescribedGroupV1(r: Reader): ConsumerGroupDescribeResponseDescribedGroup {
+  const f_errorCode = r.int16();
+  const f_errorMessage = r.compactNullableString();
+  const f_groupId = r.compactString();
+  const f_groupState = r.compactString();
+  const f_groupEpoch = r.int32();
+  const f_assignmentEpoch = r.int32();
+  const f_assignorName = r.compactString();
+  let f_members: ConsumerGroupDescribeResponseMember[];
+  {
+    const n = r.compactArrayLength(17);
+    if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: Members is null', r.pos);
+    else {
+      const a: ConsumerGroupDescribeResponseMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readConsumerGroupDescribeResponseMemberV1(r);
+      f_members = a;
+    }
+  }
+  const f_authorizedOperations = r.int32();
+  r.skipTaggedFields();
+  return {
+    errorCode: f_errorCode,
+    errorMessage: f_errorMessage,
+    groupId: f_groupId,
+    groupState: f_groupState,
+    groupEpoch: f_groupEpoch,
+    assignmentEpoch: f_assignmentEpoch,
+    assignorName: f_assignorName,
+    members: f_members,
+    authorizedOperations: f_authorizedOperations,
+  };
+}
+
+function writeConsumerGroupDescribeResponseDescribedGroupV1(w: Writer, m: ConsumerGroupDescribeResponseDescribedGroup): void {
+  w.int16(m.errorCode);
+  w.compactNullableString(m.errorMessage);
+  w.compactString(m.groupId);
+  w.compactString(m.groupState);
+  w.int32(m.groupEpoch);
+  w.int32(m.assignmentEpoch);
+  w.compactString(m.assignorName);
+  {
+    const a = m.members;
+    w.compactArrayLength(a.length);
+    for (let i = 0; i < a.length; i++) writeConsumerGroupDescribeResponseMemberV1(w, a[i]!);
+  }
+  w.int32(m.authorizedOperations);
+  w.int8(0); // no tagged fields
+}
+
 function readConsumerGroupDescribeResponseMemberV0(r: Reader): ConsumerGroupDescribeResponseMember {
   const f_memberId = r.compactString();
   const f_instanceId = r.compactNullableString();
@@ -240,6 +318,7 @@ function readConsumerGroupDescribeResponseMemberV0(r: Reader): ConsumerGroupDesc
     subscribedTopicRegex: f_subscribedTopicRegex,
     assignment: f_assignment,
     targetAssignment: f_targetAssignment,
+    memberType: -1,
   };
 }
 
@@ -258,6 +337,62 @@ function writeConsumerGroupDescribeResponseMemberV0(w: Writer, m: ConsumerGroupD
   w.compactNullableString(m.subscribedTopicRegex);
   writeConsumerGroupDescribeResponseAssignmentV0(w, m.assignment);
   writeConsumerGroupDescribeResponseAssignmentV0(w, m.targetAssignment);
+  w.int8(0); // no tagged fields
+}
+
+function readConsumerGroupDescribeResponseMemberV1(r: Reader): ConsumerGroupDescribeResponseMember {
+  const f_memberId = r.compactString();
+  const f_instanceId = r.compactNullableString();
+  const f_rackId = r.compactNullableString();
+  const f_memberEpoch = r.int32();
+  const f_clientId = r.compactString();
+  const f_clientHost = r.compactString();
+  let f_subscribedTopicNames: string[];
+  {
+    const n = r.compactArrayLength(1);
+    if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'ConsumerGroupDescribeResponse: SubscribedTopicNames is null', r.pos);
+    else {
+      const a: string[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = r.compactString();
+      f_subscribedTopicNames = a;
+    }
+  }
+  const f_subscribedTopicRegex = r.compactNullableString();
+  const f_assignment = readConsumerGroupDescribeResponseAssignmentV0(r);
+  const f_targetAssignment = readConsumerGroupDescribeResponseAssignmentV0(r);
+  const f_memberType = r.int8();
+  r.skipTaggedFields();
+  return {
+    memberId: f_memberId,
+    instanceId: f_instanceId,
+    rackId: f_rackId,
+    memberEpoch: f_memberEpoch,
+    clientId: f_clientId,
+    clientHost: f_clientHost,
+    subscribedTopicNames: f_subscribedTopicNames,
+    subscribedTopicRegex: f_subscribedTopicRegex,
+    assignment: f_assignment,
+    targetAssignment: f_targetAssignment,
+    memberType: f_memberType,
+  };
+}
+
+function writeConsumerGroupDescribeResponseMemberV1(w: Writer, m: ConsumerGroupDescribeResponseMember): void {
+  w.compactString(m.memberId);
+  w.compactNullableString(m.instanceId);
+  w.compactNullableString(m.rackId);
+  w.int32(m.memberEpoch);
+  w.compactString(m.clientId);
+  w.compactString(m.clientHost);
+  {
+    const a = m.subscribedTopicNames;
+    w.compactArrayLength(a.length);
+    for (let i = 0; i < a.length; i++) w.compactString(a[i]!);
+  }
+  w.compactNullableString(m.subscribedTopicRegex);
+  writeConsumerGroupDescribeResponseAssignmentV0(w, m.assignment);
+  writeConsumerGroupDescribeResponseAssignmentV0(w, m.targetAssignment);
+  w.int8(m.memberType);
   w.int8(0); // no tagged fields
 }
 
@@ -317,6 +452,8 @@ export function readConsumerGroupDescribeResponse(r: Reader, version: number): C
   switch (version) {
     case 0:
       return readConsumerGroupDescribeResponseV0(r);
+    case 1:
+      return readConsumerGroupDescribeResponseV1(r);
     default:
       throw Reader.unsupportedVersion('ConsumerGroupDescribeResponse', version);
   }
@@ -327,6 +464,9 @@ export function writeConsumerGroupDescribeResponse(w: Writer, version: number, v
     case 0:
       writeConsumerGroupDescribeResponseV0(w, value);
       return;
+    case 1:
+      writeConsumerGroupDescribeResponseV1(w, value);
+      return;
     default:
       throw unsupportedWriteVersion('ConsumerGroupDescribeResponse', version);
   }
@@ -336,7 +476,7 @@ export const consumerGroupDescribeApi: ApiDescriptor<ConsumerGroupDescribeReques
   key: 69,
   name: 'ConsumerGroupDescribe',
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   readRequest: readConsumerGroupDescribeRequest,
   writeRequest: writeConsumerGroupDescribeRequest,

@@ -90,7 +90,7 @@ export function readDescribeGroupsRequest(r: Reader, version: number): DescribeG
       return readDescribeGroupsRequestV0(r);
     case 3: case 4:
       return readDescribeGroupsRequestV3(r);
-    case 5:
+    case 5: case 6:
       return readDescribeGroupsRequestV5(r);
     default:
       throw Reader.unsupportedVersion('DescribeGroupsRequest', version);
@@ -105,7 +105,7 @@ export function writeDescribeGroupsRequest(w: Writer, version: number, value: De
     case 3: case 4:
       writeDescribeGroupsRequestV3(w, value);
       return;
-    case 5:
+    case 5: case 6:
       writeDescribeGroupsRequestV5(w, value);
       return;
     default:
@@ -123,6 +123,8 @@ export interface DescribeGroupsResponse {
 export interface DescribeGroupsResponseDescribedGroup {
   /** The describe error, or 0 if there was no error. */
   errorCode: number;
+  /** What went wrong with this group, or null when nothing did. */
+  errorMessage: string | null;
   /** The group ID string. */
   groupId: string;
   /** The group state string, or the empty string. */
@@ -272,6 +274,32 @@ function writeDescribeGroupsResponseV5(w: Writer, m: DescribeGroupsResponse): vo
   w.int8(0); // no tagged fields
 }
 
+function readDescribeGroupsResponseV6(r: Reader): DescribeGroupsResponse {
+  const f_throttleTimeMs = r.int32();
+  let f_groups: DescribeGroupsResponseDescribedGroup[];
+  {
+    const n = r.compactArrayLength(13);
+    if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Groups is null', r.pos);
+    else {
+      const a: DescribeGroupsResponseDescribedGroup[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupV6(r);
+      f_groups = a;
+    }
+  }
+  r.skipTaggedFields();
+  return { throttleTimeMs: f_throttleTimeMs, groups: f_groups };
+}
+
+function writeDescribeGroupsResponseV6(w: Writer, m: DescribeGroupsResponse): void {
+  w.int32(m.throttleTimeMs);
+  {
+    const a = m.groups;
+    w.compactArrayLength(a.length);
+    for (let i = 0; i < a.length; i++) writeDescribeGroupsResponseDescribedGroupV6(w, a[i]!);
+  }
+  w.int8(0); // no tagged fields
+}
+
 function readDescribeGroupsResponseDescribedGroupV0(r: Reader): DescribeGroupsResponseDescribedGroup {
   const f_errorCode = r.int16();
   const f_groupId = r.string();
@@ -290,6 +318,7 @@ function readDescribeGroupsResponseDescribedGroupV0(r: Reader): DescribeGroupsRe
   }
   return {
     errorCode: f_errorCode,
+    errorMessage: null,
     groupId: f_groupId,
     groupState: f_groupState,
     protocolType: f_protocolType,
@@ -331,6 +360,7 @@ function readDescribeGroupsResponseDescribedGroupV3(r: Reader): DescribeGroupsRe
   const f_authorizedOperations = r.int32();
   return {
     errorCode: f_errorCode,
+    errorMessage: null,
     groupId: f_groupId,
     groupState: f_groupState,
     protocolType: f_protocolType,
@@ -373,6 +403,7 @@ function readDescribeGroupsResponseDescribedGroupV4(r: Reader): DescribeGroupsRe
   const f_authorizedOperations = r.int32();
   return {
     errorCode: f_errorCode,
+    errorMessage: null,
     groupId: f_groupId,
     groupState: f_groupState,
     protocolType: f_protocolType,
@@ -416,6 +447,7 @@ function readDescribeGroupsResponseDescribedGroupV5(r: Reader): DescribeGroupsRe
   r.skipTaggedFields();
   return {
     errorCode: f_errorCode,
+    errorMessage: null,
     groupId: f_groupId,
     groupState: f_groupState,
     protocolType: f_protocolType,
@@ -427,6 +459,53 @@ function readDescribeGroupsResponseDescribedGroupV5(r: Reader): DescribeGroupsRe
 
 function writeDescribeGroupsResponseDescribedGroupV5(w: Writer, m: DescribeGroupsResponseDescribedGroup): void {
   w.int16(m.errorCode);
+  w.compactString(m.groupId);
+  w.compactString(m.groupState);
+  w.compactString(m.protocolType);
+  w.compactString(m.protocolData);
+  {
+    const a = m.members;
+    w.compactArrayLength(a.length);
+    for (let i = 0; i < a.length; i++) writeDescribeGroupsResponseDescribedGroupMemberV5(w, a[i]!);
+  }
+  w.int32(m.authorizedOperations);
+  w.int8(0); // no tagged fields
+}
+
+function readDescribeGroupsResponseDescribedGroupV6(r: Reader): DescribeGroupsResponseDescribedGroup {
+  const f_errorCode = r.int16();
+  const f_errorMessage = r.compactNullableString();
+  const f_groupId = r.compactString();
+  const f_groupState = r.compactString();
+  const f_protocolType = r.compactString();
+  const f_protocolData = r.compactString();
+  let f_members: DescribeGroupsResponseDescribedGroupMember[];
+  {
+    const n = r.compactArrayLength(7);
+    if (n < 0) throw new DecodeError('NULL_NOT_ALLOWED', 'DescribeGroupsResponse: Members is null', r.pos);
+    else {
+      const a: DescribeGroupsResponseDescribedGroupMember[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeGroupsResponseDescribedGroupMemberV5(r);
+      f_members = a;
+    }
+  }
+  const f_authorizedOperations = r.int32();
+  r.skipTaggedFields();
+  return {
+    errorCode: f_errorCode,
+    errorMessage: f_errorMessage,
+    groupId: f_groupId,
+    groupState: f_groupState,
+    protocolType: f_protocolType,
+    protocolData: f_protocolData,
+    members: f_members,
+    authorizedOperations: f_authorizedOperations,
+  };
+}
+
+function writeDescribeGroupsResponseDescribedGroupV6(w: Writer, m: DescribeGroupsResponseDescribedGroup): void {
+  w.int16(m.errorCode);
+  w.compactNullableString(m.errorMessage);
   w.compactString(m.groupId);
   w.compactString(m.groupState);
   w.compactString(m.protocolType);
@@ -530,6 +609,8 @@ export function readDescribeGroupsResponse(r: Reader, version: number): Describe
       return readDescribeGroupsResponseV4(r);
     case 5:
       return readDescribeGroupsResponseV5(r);
+    case 6:
+      return readDescribeGroupsResponseV6(r);
     default:
       throw Reader.unsupportedVersion('DescribeGroupsResponse', version);
   }
@@ -552,6 +633,9 @@ export function writeDescribeGroupsResponse(w: Writer, version: number, value: D
     case 5:
       writeDescribeGroupsResponseV5(w, value);
       return;
+    case 6:
+      writeDescribeGroupsResponseV6(w, value);
+      return;
     default:
       throw unsupportedWriteVersion('DescribeGroupsResponse', version);
   }
@@ -561,7 +645,7 @@ export const describeGroupsApi: ApiDescriptor<DescribeGroupsRequest, DescribeGro
   key: 15,
   name: 'DescribeGroups',
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleMinVersion: 5,
   readRequest: readDescribeGroupsRequest,
   writeRequest: writeDescribeGroupsRequest,
