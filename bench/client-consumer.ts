@@ -16,7 +16,8 @@
 // earliest offset with its own group (or none) and counts records and payload bytes; records/s
 // is measured from the first record received to the last, so group joins and connection setup
 // do not count (they are reported separately as "startup"). Each client runs once per round,
-// rounds interleave the clients, and each client keeps its best round (the machine is shared).
+// rounds interleave the clients (each round starting with the next client, so none always runs
+// first), and each client keeps its best round (the machine is shared).
 // Every client runs with its defaults.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -249,7 +250,11 @@ async function orchestrate(): Promise<void> {
       const topic = await fill(bootstrap, w.n, w.size);
       await new Promise((r) => setTimeout(r, 2000)); // let the broker settle after the fill
       for (let round = 0; round < rounds; round++) {
-        for (const c of clients) {
+        // Each round starts with the next client: the first one after a fill (or after the
+        // previous round's last client) meets a broker still busy with it, and a fixed order
+        // charged that to the same client every round.
+        const shift = round % clients.length;
+        for (const c of [...clients.slice(shift), ...clients.slice(0, shift)]) {
           const args = [String(w.n), String(w.size)];
           const r =
             c === 'librdkafka'

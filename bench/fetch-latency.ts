@@ -32,6 +32,7 @@ import { createTopicsApi } from '../src/protocol/messages/generated/create-topic
 import { fetchApi } from '../src/protocol/messages/generated/fetch.js';
 import { produceApi } from '../src/protocol/messages/generated/produce.js';
 import { encodeRecordBatchSync } from '../src/protocol/record-batch/index.js';
+import { fetchRequest } from '../test/broker/support/wire.js';
 
 const TOPIC = 'latency';
 const FETCH_VERSION = 12;
@@ -261,36 +262,13 @@ class RawClient {
 }
 
 function fetchFrame(size: number, correlationId: number): Buffer[] {
-  return encodeRequest(fetchApi, FETCH_VERSION, correlationId, 'bench', {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: size,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic: TOPIC,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition: 0,
-            currentLeaderEpoch: -1,
-            fetchOffset: 0n,
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: size,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  });
+  return encodeRequest(
+    fetchApi,
+    FETCH_VERSION,
+    correlationId,
+    'bench',
+    fetchRequest(TOPIC, { partition: 0, offset: 0n }, { maxBytes: size, partitionMaxBytes: size }),
+  );
 }
 
 interface Sample {

@@ -16,6 +16,7 @@ import { BrokerLink } from '../src/net/index.js';
 import { createTopicsApi } from '../src/protocol/messages/generated/create-topics.js';
 import type { FetchRequest, FetchResponse } from '../src/protocol/messages/generated/fetch.js';
 import { startTestBroker } from '../src/testkit/index.js';
+import { type FetchOptions, fetchRequest } from '../test/broker/support/wire.js';
 
 const PARTITIONS = 1000;
 const TOPIC = 'idle';
@@ -32,36 +33,15 @@ async function loadHandler(src: string): Promise<AnyApiHandler> {
   return mod.default;
 }
 
-function request(over: Partial<FetchRequest>, epoch: number): FetchRequest {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
+/** A fetch of every partition from 0 at the leader's `epoch` (`partitions` false: none, as an incremental fetch). */
+function request(o: FetchOptions, epoch: number, partitions = true): FetchRequest {
+  const all = Array.from({ length: PARTITIONS }, (_, partition) => ({ partition, offset: 0n }));
+  return fetchRequest(TOPIC, partitions ? all : [], {
     minBytes: 1,
     maxBytes: 50 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic: TOPIC,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: Array.from({ length: PARTITIONS }, (_, partition) => ({
-          partition,
-          currentLeaderEpoch: epoch,
-          fetchOffset: 0n,
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: 1 << 20,
-          replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        })),
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-    ...over,
-  };
+    currentLeaderEpoch: epoch,
+    ...o,
+  });
 }
 
 async function main(): Promise<void> {
@@ -117,7 +97,7 @@ async function main(): Promise<void> {
         run: async (h) => {
           const full = await call(h, request({ sessionEpoch: 0 }, epoch));
           if (full.sessionId === 0) throw new Error('no session created');
-          const next = request({ sessionId: full.sessionId, sessionEpoch: 1, topics: [] }, epoch);
+          const next = request({ sessionId: full.sessionId, sessionEpoch: 1 }, epoch, false);
           return async () => {
             const res = await call(h, next);
             next.sessionEpoch++;

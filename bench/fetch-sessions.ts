@@ -24,6 +24,7 @@ import { type FetchResponse, fetchApi } from '../src/protocol/messages/generated
 import { metadataApi } from '../src/protocol/messages/generated/metadata.js';
 import { produceApi } from '../src/protocol/messages/generated/produce.js';
 import { encodeRecordBatchSync } from '../src/protocol/record-batch/index.js';
+import { fetchRequest } from '../test/broker/support/wire.js';
 
 const PARTITIONS = 1000;
 const BUSY = 10;
@@ -222,21 +223,9 @@ async function main(fetches: number, srcs: readonly { name: string; src: string 
   }
 }
 
+/** A session's fetch: the topics the session handler built, up to 50 MiB. */
 function body(topics: ReturnType<FetchSessionHandler['build']>['topics'], maxWaitMs: number) {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs,
-    minBytes: 0,
-    maxBytes: 50 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics,
-    forgottenTopicsData: [],
-    rackId: '',
-  };
+  return { ...fetchRequest('many', [], { maxWaitMs, maxBytes: 50 << 20 }), topics };
 }
 
 async function fetchOnce(

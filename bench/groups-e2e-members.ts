@@ -11,11 +11,11 @@ import { offsetCommitApi } from '../src/protocol/messages/generated/offset-commi
 import { offsetFetchApi } from '../src/protocol/messages/generated/offset-fetch.js';
 import { syncGroupApi } from '../src/protocol/messages/generated/sync-group.js';
 import type { ApiDescriptor } from '../src/protocol/messages/runtime.js';
+import { fetchRequest } from '../test/broker/support/wire.js';
 import { decodeAssignment, rangeAssign, subscription, type WireConn } from './groups-wire.js';
 
 const TOPIC = 'bench-e2e';
 const PARTITIONS = 50;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const METADATA = subscription([TOPIC]);
 /**
  * Members stop heartbeating once the load starts, and joining 1,000 of them takes tens of
@@ -119,34 +119,21 @@ async function startConsuming(m: Member): Promise<void> {
   });
   check('OffsetFetch', o.errorCode);
   const committed = new Map(o.topics[0]?.partitions.map((p) => [p.partitionIndex, p.committedOffset]));
-  const f = await step(m, 'Fetch', fetchApi, 12, {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 1 << 20,
-    isolationLevel: 1,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic: TOPIC,
-        topicId: ZERO_UUID,
-        partitions: m.partitions.map((partition) => ({
-          partition,
-          currentLeaderEpoch: -1,
-          fetchOffset: (committed.get(partition) ?? -1n) < 0n ? 0n : (committed.get(partition) as bigint),
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: 64 << 10,
-          replicaDirectoryId: ZERO_UUID,
-        })),
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  });
+  const from = (partition: number) => {
+    const offset = committed.get(partition) ?? -1n;
+    return offset < 0n ? 0n : offset;
+  };
+  const f = await step(
+    m,
+    'Fetch',
+    fetchApi,
+    12,
+    fetchRequest(
+      TOPIC,
+      m.partitions.map((partition) => ({ partition, offset: from(partition) })),
+      { maxBytes: 1 << 20, isolationLevel: 1, partitionMaxBytes: 64 << 10 },
+    ),
+  );
   check('Fetch', f.errorCode);
   const parts = f.responses[0]?.partitions ?? [];
   if (parts.length !== m.partitions.length || parts.some((p) => p.errorCode !== 0 || !p.records?.length)) {

@@ -34,7 +34,7 @@ import { LogFamilies } from '../src/broker/metrics/log-families.js';
 import type { Partition } from '../src/broker/replica/partition.js';
 import { decodeResponse, encodeRequest } from '../src/protocol/messages/frame.js';
 import { createTopicsApi } from '../src/protocol/messages/generated/create-topics.js';
-import { type FetchRequest, fetchApi } from '../src/protocol/messages/generated/fetch.js';
+import { fetchApi } from '../src/protocol/messages/generated/fetch.js';
 import { produceApi } from '../src/protocol/messages/generated/produce.js';
 import type { ApiDescriptor } from '../src/protocol/messages/runtime.js';
 import {
@@ -43,6 +43,7 @@ import {
   readBatchHeader,
 } from '../src/protocol/record-batch/index.js';
 import { startTestBroker } from '../src/testkit/index.js';
+import { fetchRequest } from '../test/broker/support/wire.js';
 import { BrokerProcess } from './metrics-overhead-broker.js';
 
 const { values } = parseArgs({
@@ -164,36 +165,12 @@ async function fetchRound(
   from: bigint,
   to = -1n,
 ): Promise<{ seconds: number; bytes: number }> {
-  const request = (offset: bigint): FetchRequest => ({
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: FETCH_MAX_BYTES,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition: 0,
-            currentLeaderEpoch: -1,
-            fetchOffset: offset,
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: FETCH_MAX_BYTES,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  });
+  const request = (offset: bigint) =>
+    fetchRequest(
+      topic,
+      { partition: 0, offset },
+      { maxBytes: FETCH_MAX_BYTES, partitionMaxBytes: FETCH_MAX_BYTES },
+    );
   const t0 = performance.now();
   let offset = from;
   let bytes = 0;

@@ -17,7 +17,11 @@
 // --profile: a V8 CPU profile of the main thread over each tree's last round of each case, in
 // PROFILE_DIR (default .bench-tmp/storage-append); summarise it with bench/cpuprofile-summary.ts.
 //
-// Run: npx tsx bench/storage-append.ts [--profile]
+// --page-cache: the kernel's copy into the page cache per MB, one factor at a time
+// (bench/storage-page-cache.ts). --validate: the leader's batch checks alone, CPU per 1 KiB
+// batch, for each tree (bench/storage-validate.ts).
+//
+// Run: npx tsx bench/storage-append.ts [--profile | --page-cache | --validate]
 //   (MB=… total per case, ROUNDS=…, BENCH_DIR=…, CASES=1x100,64x1 (KiB × partitions), BEFORE, TREES)
 import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -25,7 +29,9 @@ import { Session } from 'node:inspector/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LogManager } from '../src/storage/index.js';
+import { pageCacheCopy } from './storage-page-cache.js';
 import { benchDir, makeBatches, mb, ROUNDS, table } from './storage-util.js';
+import { validateCost } from './storage-validate.js';
 
 const TOTAL_MB = Number(process.env.MB ?? 256);
 const PROFILE = process.argv.includes('--profile');
@@ -214,11 +220,8 @@ const median = (xs: number[]): number => {
 const slug = (s: string): string => s.replace(/[^a-z0-9]+/gi, '-');
 const loadavg = (): string => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-async function main(): Promise<void> {
-  const cases = (process.env.CASES ?? '1x1,1x100,64x1,64x100').split(',').map((c) => {
-    const [kib, partitions] = c.split('x').map(Number);
-    return { size: kib! * 1024, partitions: partitions! };
-  });
+/** This tree, BEFORE and TREES, each ready to import (a bare copy of `src/` gets links to this one's packages). */
+function treesFromEnv(): Tree[] {
   const trees: Tree[] = [{ label: 'this tree', root: resolve('.') }];
   if (process.env.BEFORE) trees.push({ label: 'before', root: resolve(process.env.BEFORE) });
   for (const spec of (process.env.TREES ?? '').split(',').filter((s) => s.length > 0)) {
@@ -231,6 +234,15 @@ async function main(): Promise<void> {
       if (!fs.existsSync(join(root, name))) fs.symlinkSync(resolve(name), join(root, name));
     }
   }
+  return trees;
+}
+
+async function main(): Promise<void> {
+  const cases = (process.env.CASES ?? '1x1,1x100,64x1,64x100').split(',').map((c) => {
+    const [kib, partitions] = c.split('x').map(Number);
+    return { size: kib! * 1024, partitions: partitions! };
+  });
+  const trees = treesFromEnv();
   console.log(`load average at start ${loadavg()}`);
   const rows: (string | number)[][] = [];
   for (const { size, partitions } of cases) {
@@ -299,4 +311,6 @@ async function main(): Promise<void> {
 
 const childAt = process.argv.indexOf('--child');
 if (childAt >= 0) await child(process.argv[childAt + 1]!);
+else if (process.argv.includes('--page-cache')) await pageCacheCopy(loadavg);
+else if (process.argv.includes('--validate')) await validateCost(treesFromEnv(), loadavg);
 else await main();

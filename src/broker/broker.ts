@@ -27,6 +27,7 @@ import { ProducerIdManager } from './metadata/producer-ids.js';
 import { MetadataPublisher } from './metadata/publisher.js';
 import { followPublisher } from './metadata/publisher-wiring.js';
 import { ScramCredentials } from './metadata/scram-credentials.js';
+import { guardStoreSession } from './metadata/session-guard.js';
 import type { MetadataStore } from './metadata/store/metadata-store.js';
 import { openMetadataStore } from './metadata/store/open-store.js';
 import { TopicCommands } from './metadata/topic-commands.js';
@@ -314,99 +315,21 @@ async function assemble(
     endpoints,
   };
   brokerEpoch = await store.registerBroker(registration);
-  // Without its session this broker cannot prove it still leads: past the session timeout, and
-  // at once on an expiry, its leaderships stop taking writes until the controller speaks.
-  let lostSession: NodeJS.Timeout | null = null;
-  let fencedByDisconnect: { unfence(): void }[] = [];
-  const fence = (why: string) => {
-    const fenced = replicas.fenceLeaders();
-    if (fenced.length > 0)
-      logger.log('warn', 'refusing writes as leader until the controller confirms', {
-        why,
-        partitions: fenced.length,
-      });
-    return fenced;
-  };
-  const stopTimer = () => {
-    if (lostSession !== null) clearTimeout(lostSession);
-    lostSession = null;
-  };
-  // A broker that did not run for a while (SIGSTOP, a VM or GC pause) cannot prove it still leads
-  // either: its session may have expired meanwhile — as early as 2/3 of the timeout into the
-  // stall, the client pinging every 1/3 — and the requests it reads first on waking are handled
-  // before its ZooKeeper client can learn so (measured: a frozen leader took acks=1 writes for
-  // ~100 ms after SIGCONT, lost when it became a follower). So every write as leader checks that
-  // this process ran within half the session timeout; a stall fences the leaderships until the
-  // session proves intact (reconnected, or no connection trouble for a session timeout after
-  // waking) or, if it expired, until the controller's next LeaderAndIsr.
-  let fencedByStall: ReturnType<typeof fence> = [];
-  let connectionEvents = 0;
-  if (config.zookeeperConnect !== null) {
-    const limitMs = config.zookeeperSessionTimeoutMs / 2;
-    // Monotonic: a wall-clock step is not a stall.
-    let lastTick = performance.now();
-    const stalled = (now: number): boolean => {
-      const gap = now - lastTick;
-      if (gap <= limitMs) return false;
-      lastTick = now;
-      const fenced = fence(`this process did not run for ${Math.round(gap)} ms`);
-      fencedByStall.push(...fenced);
-      const events = connectionEvents;
-      setTimeout(() => {
-        if (connectionEvents !== events) return;
-        for (const p of fenced) p.unfence();
-        fencedByStall = fencedByStall.filter((p) => !fenced.includes(p));
-      }, config.zookeeperSessionTimeoutMs).unref();
-      return true;
-    };
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      if (!stalled(now)) lastTick = now;
-    }, 100);
-    ticker.unref();
-    cleanups.push(() => clearInterval(ticker));
-    replicas.setLeaderWriteGuard(() => !stalled(performance.now()));
-  }
-  store.watch({
-    disconnected: () => {
-      connectionEvents++;
-      lostSession ??= setTimeout(() => {
-        fencedByDisconnect = fence('metadata store unreachable');
-      }, config.zookeeperSessionTimeoutMs);
-      lostSession.unref();
+  // Leaderships stop taking writes while the session cannot be proven; re-registration on expiry.
+  const sessionGuard = guardStoreSession({
+    store,
+    replicas,
+    registration,
+    sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
+    detectStalls: config.zookeeperConnect !== null,
+    brokerEpoch: () => brokerEpoch,
+    registered: (epoch) => {
+      brokerEpoch = epoch;
     },
-    // The session survived: nothing moved without this broker's registration going away.
-    reconnected: () => {
-      connectionEvents++;
-      stopTimer();
-      for (const p of [...fencedByDisconnect, ...fencedByStall]) p.unfence();
-      fencedByDisconnect = [];
-      fencedByStall = [];
-    },
-    // A new session lost the ephemeral registration: register again (a new broker epoch).
-    sessionExpired: () => {
-      connectionEvents++;
-      stopTimer();
-      fencedByDisconnect = [];
-      fencedByStall = [];
-      fence('metadata store session expired');
-      http?.setReady(false);
-      store.registerBroker(registration).then(
-        (epoch) => {
-          brokerEpoch = epoch;
-          http?.setReady(true);
-          logger.log('info', 'registered again after a session expiry', {
-            nodeId,
-            brokerEpoch: String(epoch),
-          });
-        },
-        (e: unknown) =>
-          logger.log('error', 'cannot register again after a session expiry', {
-            error: e instanceof Error ? e.message : String(e),
-          }),
-      );
-    },
+    setReady: (ready) => http?.setReady(ready),
+    logger,
   });
+  cleanups.push(() => sessionGuard.stop());
   await controller.start();
   // Serve once the controller has told this broker about itself and about the topics it knew at
   // start (the embedded broker's own controller does so before this wait ends).
@@ -475,6 +398,7 @@ async function assemble(
         channel.close();
         publisher.close();
         await logs.close();
+        sessionGuard.stop();
         await store.close();
         buffers.close();
         await http?.close();

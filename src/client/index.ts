@@ -20,6 +20,7 @@ export type {
   GroupListFilter,
   GroupListing,
   GroupMemberDescription,
+  ListConsumerGroupOffsetsOptions,
   OffsetToCommit,
   PartitionErrorCode,
 } from './admin/groups.js';

@@ -95,6 +95,8 @@ export class Connection {
   #queue: InFlight[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | null = null;
+  /** When `#timer` fires: a request with an earlier deadline re-arms it. */
+  #timerAt = 0;
   /** The reused read buffer (plaintext sockets only). */
   #scratch: Buffer | null = null;
   /** The frame being assembled (size prefix excluded), `#frameFill` bytes of it received. */
@@ -237,7 +239,8 @@ export class Connection {
         resolve: resolve as (v: unknown) => void,
         reject,
       });
-      if (this.#timer === null) this.#arm(deadline);
+      // A short request behind a long one (a Fetch long poll) times out at its own deadline.
+      if (this.#timer === null || deadline < this.#timerAt) this.#arm(deadline);
       this.#write(socket, frame);
     });
   }
@@ -291,6 +294,8 @@ export class Connection {
   }
 
   #arm(deadline: number): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timerAt = deadline;
     this.#timer = setTimeout(() => this.#checkTimeouts(), Math.max(1, deadline - Date.now()));
     this.#timer.unref();
   }
@@ -422,7 +427,10 @@ export class Connection {
       socket.removeAllListeners('data');
       socket.removeAllListeners('close');
       socket.on('error', () => {});
-      if (requested) socket.end();
+      // An orderly end waits for the broker to close its side, which it may do only after
+      // answering what it holds (a Fetch long poll: up to fetch.max.wait.ms), and the open socket
+      // keeps the process alive that long. Answers nobody will read are not worth that wait.
+      if (requested && this.#queue.length === this.#head) socket.end();
       else socket.destroy();
     }
     const pending = this.#queue.slice(this.#head);

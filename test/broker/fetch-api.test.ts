@@ -2,16 +2,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { deleteRecordsApi } from '../../src/protocol/messages/generated/delete-records.js';
-import { type FetchRequest, fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { deleteRecordsApi } from '../../src/protocol/messages/generated/delete-records.js';
+import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { listOffsetsApi } from '../../src/protocol/messages/generated/list-offsets.js';
 import { metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { offsetForLeaderEpochApi } from '../../src/protocol/messages/generated/offset-for-leader-epoch.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from './support/raw-client.js';
-import { createTopic, produce } from './support/wire.js';
+import { createTopic, type FetchAt, type FetchOptions, fetchRequest, produce } from './support/wire.js';
 
 const ZERO = 'AAAAAAAAAAAAAAAAAAAAAA';
 let broker: TestBroker;
@@ -46,41 +46,9 @@ after(async () => {
   await broker.close();
 });
 
-function fetchReq(
-  partitions: { p: number; offset: bigint; max?: number; epoch?: number; lastFetchedEpoch?: number }[],
-  opts: Partial<FetchRequest> = {},
-  byId = false,
-): FetchRequest {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 1 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic: byId ? '' : 'f',
-        topicId: byId ? topicId : ZERO,
-        partitions: partitions.map((x) => ({
-          partition: x.p,
-          currentLeaderEpoch: x.epoch ?? -1,
-          fetchOffset: x.offset,
-          lastFetchedEpoch: x.lastFetchedEpoch ?? -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: x.max ?? 1 << 20,
-          replicaDirectoryId: ZERO,
-        })),
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-    ...opts,
-  };
-}
+/** A fetch of topic `f` (`byId`: by its id, as v13+), 1 MiB in all. */
+const fetchReq = (partitions: FetchAt[], o: FetchOptions = {}, byId = false) =>
+  fetchRequest(byId ? '' : 'f', partitions, { maxBytes: 1 << 20, ...o, ...(byId ? { topicId } : {}) });
 
 test('every requested partition is answered, with HW, LSO and log start', async () => {
   for (const v of [4, 7, 11, 12]) {
@@ -88,9 +56,9 @@ test('every requested partition is answered, with HW, LSO and log start', async 
       fetchApi,
       v,
       fetchReq([
-        { p: 0, offset: 0n },
-        { p: 1, offset: 0n },
-        { p: 9, offset: 0n },
+        { partition: 0, offset: 0n },
+        { partition: 1, offset: 0n },
+        { partition: 9, offset: 0n },
       ]),
     );
     const ps = r.responses[0]!.partitions;
@@ -111,7 +79,11 @@ test('every requested partition is answered, with HW, LSO and log start', async 
 });
 
 test('the first batch comes whole even above the byte limits; later ones respect them', async () => {
-  const r = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n, max: 10 }], { maxBytes: 10 }));
+  const r = await c.request(
+    fetchApi,
+    11,
+    fetchReq([{ partition: 0, offset: 0n, partitionMaxBytes: 10 }], { maxBytes: 10 }),
+  );
   const recs = r.responses[0]!.partitions[0]!.records!;
   assert.equal(recs.readInt32BE(8) + 12, recs.length, 'exactly one whole batch');
   const two = await c.request(
@@ -119,8 +91,8 @@ test('the first batch comes whole even above the byte limits; later ones respect
     11,
     fetchReq(
       [
-        { p: 0, offset: 0n, max: 10 },
-        { p: 1, offset: 0n },
+        { partition: 0, offset: 0n, partitionMaxBytes: 10 },
+        { partition: 1, offset: 0n },
       ],
       { maxBytes: 10 },
     ),
@@ -129,23 +101,28 @@ test('the first batch comes whole even above the byte limits; later ones respect
 });
 
 test('v13 names topics by id; unknown ids get UNKNOWN_TOPIC_ID', async () => {
-  const r = await c.request(fetchApi, 13, fetchReq([{ p: 0, offset: 40n }], {}, true));
+  const r = await c.request(fetchApi, 13, fetchReq([{ partition: 0, offset: 40n }], {}, true));
   assert.equal(r.responses[0]!.topicId, topicId);
   assert.equal(r.responses[0]!.partitions[0]!.errorCode, 0);
   assert.ok(r.responses[0]!.partitions[0]!.records!.length > 0);
-  const bad = fetchReq([{ p: 0, offset: 0n }], {}, true);
+  const bad = fetchReq([{ partition: 0, offset: 0n }], {}, true);
   bad.topics[0]!.topicId = 'AAAAAAAAAAAAAAAAAAAAAQ';
   assert.equal((await c.request(fetchApi, 13, bad)).responses[0]!.partitions[0]!.errorCode, 100);
 });
 
 test('sessions: (0,0) and (0,-1) are full fetches; an unknown session is FETCH_SESSION_ID_NOT_FOUND', async () => {
   assert.equal(
-    (await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionEpoch: 0 }))).errorCode,
+    (await c.request(fetchApi, 12, fetchReq([{ partition: 0, offset: 0n }], { sessionEpoch: 0 }))).errorCode,
     0,
   );
   assert.equal(
-    (await c.request(fetchApi, 12, fetchReq([{ p: 0, offset: 0n }], { sessionId: 123, sessionEpoch: 1 })))
-      .errorCode,
+    (
+      await c.request(
+        fetchApi,
+        12,
+        fetchReq([{ partition: 0, offset: 0n }], { sessionId: 123, sessionEpoch: 1 }),
+      )
+    ).errorCode,
     70,
   );
 });
@@ -155,8 +132,8 @@ test('out of range offsets and fenced epochs are per-partition errors', async ()
     fetchApi,
     12,
     fetchReq([
-      { p: 0, offset: 99n },
-      { p: 1, offset: 0n, epoch: 5 },
+      { partition: 0, offset: 99n },
+      { partition: 1, offset: 0n, currentLeaderEpoch: 5 },
     ]),
   );
   assert.deepEqual(
@@ -170,7 +147,7 @@ test('long poll: parks until an append wakes it, or until MaxWaitMs', async () =
   const empty = await c.request(
     fetchApi,
     11,
-    fetchReq([{ p: 1, offset: 0n }], { maxWaitMs: 300, minBytes: 1 }),
+    fetchReq([{ partition: 1, offset: 0n }], { maxWaitMs: 300, minBytes: 1 }),
   );
   assert.ok(Date.now() - t0 >= 250, 'waited for MaxWaitMs');
   assert.equal(empty.responses[0]!.partitions[0]!.records!.length, 0);
@@ -179,7 +156,7 @@ test('long poll: parks until an append wakes it, or until MaxWaitMs', async () =
   const pending = other.request(
     fetchApi,
     11,
-    fetchReq([{ p: 1, offset: 0n }], { maxWaitMs: 10_000, minBytes: 1 }),
+    fetchReq([{ partition: 1, offset: 0n }], { maxWaitMs: 10_000, minBytes: 1 }),
   );
   await new Promise((r) => setTimeout(r, 100));
   await produce(c, 'f', 1, encodeRecordBatchSync([{ value: Buffer.from('wake') }]));
@@ -190,9 +167,9 @@ test('long poll: parks until an append wakes it, or until MaxWaitMs', async () =
 });
 
 test('read_committed fetches carry an (empty) aborted-transaction list; read_uncommitted none', async () => {
-  const rc = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n }], { isolationLevel: 1 }));
+  const rc = await c.request(fetchApi, 11, fetchReq([{ partition: 0, offset: 0n }], { isolationLevel: 1 }));
   assert.deepEqual(rc.responses[0]!.partitions[0]!.abortedTransactions, []);
-  const ru = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n }], { isolationLevel: 0 }));
+  const ru = await c.request(fetchApi, 11, fetchReq([{ partition: 0, offset: 0n }], { isolationLevel: 0 }));
   assert.equal(ru.responses[0]!.partitions[0]!.abortedTransactions, null);
 });
 
@@ -233,7 +210,7 @@ test('DeleteRecords moves the log start; beyond the HW is OFFSET_OUT_OF_RANGE; O
     ).topics[0]!.partitions[0]!;
   assert.deepEqual(await del(20n), { partitionIndex: 0, lowWatermark: 20n, errorCode: 0 });
   assert.equal((await del(999n)).errorCode, 1);
-  const r = await c.request(fetchApi, 11, fetchReq([{ p: 0, offset: 0n }]));
+  const r = await c.request(fetchApi, 11, fetchReq([{ partition: 0, offset: 0n }]));
   assert.equal(r.responses[0]!.partitions[0]!.errorCode, 1, 'below the log start');
   assert.equal(r.responses[0]!.partitions[0]!.logStartOffset, 20n);
   const e = await c.request(offsetForLeaderEpochApi, 4, {
@@ -263,10 +240,10 @@ test('a consumer fetch carrying the last fetched epoch learns where its log dive
       fetchApi,
       12,
       fetchReq([
-        { p: 0, offset: 40n, lastFetchedEpoch: 0 },
+        { partition: 0, offset: 40n, lastFetchedEpoch: 0 },
         // Offset 60 of epoch 0 was never written here: epoch 0 ends at 50.
-        { p: 0, offset: 60n, lastFetchedEpoch: 0 },
-        { p: 0, offset: 40n, lastFetchedEpoch: 7 },
+        { partition: 0, offset: 60n, lastFetchedEpoch: 0 },
+        { partition: 0, offset: 40n, lastFetchedEpoch: 7 },
       ]),
     )
   ).responses[0]!.partitions;

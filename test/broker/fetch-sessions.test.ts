@@ -6,17 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { deleteTopicsApi } from '../../src/protocol/messages/generated/delete-topics.js';
-import {
-  type FetchRequest,
-  type FetchResponse,
-  fetchApi,
-} from '../../src/protocol/messages/generated/fetch.js';
+import { type FetchResponse, fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { metadataApi } from '../../src/protocol/messages/generated/metadata.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { scaled } from '../support/timeouts.js';
 import { RawClient } from './support/raw-client.js';
-import { createTopic, produce } from './support/wire.js';
+import { createTopic, type FetchAt, type FetchOptions, fetchRequest, produce } from './support/wire.js';
 
 const ZERO = 'AAAAAAAAAAAAAAAAAAAAAA';
 const PARTITIONS = 20;
@@ -40,51 +36,24 @@ const batch = (n: number) =>
     Array.from({ length: n }, (_, i) => ({ value: Buffer.from(`v${i}`), timestamp: BigInt(Date.now()) })),
   );
 
-function fetchReq(
+/** A fetch of topic `s` (unless `topic`) in a session, 64 KiB a partition, 1 MiB in all. */
+const fetchReq = (
   sessionId: number,
   sessionEpoch: number,
-  partitions: { p: number; offset: bigint }[],
-  o: Partial<FetchRequest> & { forget?: number[]; topic?: string; topicId?: string } = {},
-): FetchRequest {
-  const topic = o.topic ?? 's';
-  const topicId = o.topicId ?? ZERO;
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
+  partitions: FetchAt[],
+  { topic = 's', ...o }: FetchOptions & { topic?: string } = {},
+) =>
+  fetchRequest(topic, partitions, {
     maxBytes: 1 << 20,
-    isolationLevel: 0,
+    partitionMaxBytes: 1 << 16,
     sessionId,
     sessionEpoch,
-    topics:
-      partitions.length === 0
-        ? []
-        : [
-            {
-              topic,
-              topicId,
-              partitions: partitions.map((x) => ({
-                partition: x.p,
-                currentLeaderEpoch: -1,
-                fetchOffset: x.offset,
-                lastFetchedEpoch: -1,
-                logStartOffset: -1n,
-                partitionMaxBytes: 1 << 16,
-                replicaDirectoryId: ZERO,
-              })),
-            },
-          ],
-    forgottenTopicsData: o.forget ? [{ topic, topicId, partitions: o.forget }] : [],
-    rackId: '',
     ...o,
-  };
-}
+  });
 
 const answered = (r: FetchResponse) =>
   r.responses.flatMap((t) => t.partitions.map((p) => p.partitionIndex)).sort((a, b) => a - b);
-const all = () => Array.from({ length: PARTITIONS }, (_, p) => ({ p, offset: 0n }));
+const all = () => Array.from({ length: PARTITIONS }, (_, partition) => ({ partition, offset: 0n }));
 
 test('a full fetch opens a session; incremental fetches answer only partitions with news', async () => {
   const full = await c.request(fetchApi, 12, fetchReq(0, 0, all()));
@@ -105,7 +74,7 @@ test('a full fetch opens a session; incremental fetches answer only partitions w
   assert.ok(r.responses[0]!.partitions[0]!.records!.length > 0);
   assert.equal(r.responses[0]!.partitions[0]!.highWatermark, 3n);
   // Java moves the fetch offset: 7 is sent with its new offset, and answered no more.
-  r = await c.request(fetchApi, 12, fetchReq(id, 3, [{ p: 7, offset: 3n }]));
+  r = await c.request(fetchApi, 12, fetchReq(id, 3, [{ partition: 7, offset: 3n }]));
   assert.deepEqual(answered(r), []);
   // A long poll in the session wakes when any session partition gets data.
   const waiting = c.request(fetchApi, 12, fetchReq(id, 4, [], { maxWaitMs: scaled(20_000), minBytes: 1 }));
@@ -121,7 +90,7 @@ test('a full fetch opens a session; incremental fetches answer only partitions w
   r = await c.request(fetchApi, 12, fetchReq(id, 5, [], { forget: [13, 999] }));
   assert.deepEqual([r.errorCode, answered(r)], [0, []]);
   // FINAL_EPOCH closes it.
-  r = await c.request(fetchApi, 12, fetchReq(id, -1, [{ p: 0, offset: 0n }]));
+  r = await c.request(fetchApi, 12, fetchReq(id, -1, [{ partition: 0, offset: 0n }]));
   assert.deepEqual([r.errorCode, r.sessionId], [0, 0]);
   assert.equal(
     (await c.request(fetchApi, 12, fetchReq(id, 6, []))).errorCode,
@@ -140,7 +109,9 @@ test('hostile session fields get Kafka error codes and the broker keeps serving'
     [-5, 1],
     [0, 1],
   ] as const)
-    codes.push((await c.request(fetchApi, 12, fetchReq(sid, epoch, [{ p: 0, offset: 0n }]))).errorCode);
+    codes.push(
+      (await c.request(fetchApi, 12, fetchReq(sid, epoch, [{ partition: 0, offset: 0n }]))).errorCode,
+    );
   assert.deepEqual(codes, [71, 71, 70, 70, 70]);
   // Names in a session opened with names: a v13 (ids) request is FETCH_SESSION_TOPIC_ID_ERROR.
   assert.equal(
@@ -158,7 +129,7 @@ test('hostile session fields get Kafka error codes and the broker keeps serving'
   );
   assert.deepEqual([huge.errorCode, huge.sessionId], [0, id]);
   // A full request naming the session replaces it with a new one.
-  const again = await c.request(fetchApi, 12, fetchReq(id, 0, [{ p: 0, offset: 0n }]));
+  const again = await c.request(fetchApi, 12, fetchReq(id, 0, [{ partition: 0, offset: 0n }]));
   assert.equal(again.errorCode, 0);
   assert.ok(again.sessionId > 0 && again.sessionId !== id);
   assert.equal(
@@ -166,7 +137,7 @@ test('hostile session fields get Kafka error codes and the broker keeps serving'
     ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
   );
   // Still serving.
-  const plain = await c.request(fetchApi, 12, fetchReq(0, -1, [{ p: 7, offset: 0n }]));
+  const plain = await c.request(fetchApi, 12, fetchReq(0, -1, [{ partition: 7, offset: 0n }]));
   assert.equal(plain.responses[0]!.partitions[0]!.errorCode, 0);
 });
 
@@ -180,8 +151,8 @@ test('an id-based session reports a deleted topic as UNKNOWN_TOPIC_ID, every tim
   });
   const topicId = md.topics[0]!.topicId;
   const parts = [
-    { p: 0, offset: 0n },
-    { p: 1, offset: 0n },
+    { partition: 0, offset: 0n },
+    { partition: 1, offset: 0n },
   ];
   const full = await c.request(fetchApi, 13, fetchReq(0, 0, parts, { topic: '', topicId }));
   assert.ok(full.sessionId > 0);
@@ -206,7 +177,7 @@ test('an id-based session reports a deleted topic as UNKNOWN_TOPIC_ID, every tim
 test('the cache slots bound the sessions; the metrics report them', async () => {
   const ids: number[] = [];
   for (let i = 0; i < 60; i++)
-    ids.push((await c.request(fetchApi, 12, fetchReq(0, 0, [{ p: 1, offset: 0n }]))).sessionId);
+    ids.push((await c.request(fetchApi, 12, fetchReq(0, 0, [{ partition: 1, offset: 0n }]))).sessionId);
   // 50 slots, all young consumer sessions of equal worth: the rest stay sessionless.
   assert.ok(ids.filter((id) => id === 0).length >= 10);
   const cache = broker.services.fetchSessions!;

@@ -5,12 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { produceApi } from '../../src/protocol/messages/generated/produce.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { RawClient } from './support/raw-client.js';
-import { createTopic, fetchAll, produce } from './support/wire.js';
+import { createTopic, fetchAll, fetchOnce, produce } from './support/wire.js';
 
 const RECORDS = 100;
 const VALUE = 2000; // ~200 KB per batch: above the tail cache's copy limit and the pooling floor
@@ -78,43 +77,14 @@ test('pipelined produce requests reusing frames keep their own bytes', async () 
 });
 
 test('a long poll woken by a large append answers with that append', async () => {
-  const polled = c.request(fetchApi, 11, {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 5000,
-    minBytes: 1,
-    maxBytes: 4 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic: 'big',
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition: 0,
-            currentLeaderEpoch: -1,
-            fetchOffset: 16n * BigInt(RECORDS),
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: 1 << 20,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  });
+  const polled = fetchOnce(c, 'big', 0, 16n * BigInt(RECORDS), { maxWaitMs: 5000, minBytes: 1 });
   await new Promise((r) => setTimeout(r, 100));
   // Encoded once: timestamps make two encodings differ.
   const sent = batch(16);
   const expected = Buffer.from(sent);
   assert.equal((await produce(p, 'big', 0, sent)).errorCode, 0);
   const res = await polled;
-  const records = res.responses[0]!.partitions[0]!.records!;
+  const records = res.records!;
   // The same batch, except the base offset (bytes 0-7) and partition leader epoch (12-15) the
   // log assigned.
   assert.equal(records.length, expected.length);

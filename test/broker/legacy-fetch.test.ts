@@ -14,9 +14,9 @@ import {
   iterateBatches,
 } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
-import { fetchPartition, produceLegacy } from './support/legacy.js';
+import { produceLegacy } from './support/legacy.js';
 import { RawClient } from './support/raw-client.js';
-import { createTopic, fetchAll, produce } from './support/wire.js';
+import { createTopic, fetchAll, fetchOnce, fetchRequest, produce } from './support/wire.js';
 
 let broker: TestBroker;
 let c: RawClient;
@@ -37,7 +37,7 @@ async function fetchLegacy(version: number, topic: string, from = 0n, partitionM
   const out: { offset: bigint; timestamp: bigint; key: string | null; value: string | null }[] = [];
   let offset = from;
   for (let i = 0; i < 1000; i++) {
-    const p = await fetchPartition(c, version, topic, offset, { partitionMaxBytes });
+    const p = await fetchOnce(c, topic, 0, offset, { version, partitionMaxBytes });
     assert.equal(p.errorCode, 0, `v${version} fetch error ${p.errorCode}`);
     const records = p.records ?? Buffer.alloc(0);
     const magic = version <= 1 ? 0 : 1;
@@ -101,7 +101,7 @@ describe('batches of a modern producer read by old fetchers', () => {
         );
       }
       // The codec survives the conversion.
-      const raw = (await fetchPartition(c, 2, topic, 0n)).records!;
+      const raw = (await fetchOnce(c, topic, 0, 0n, { version: 2 })).records!;
       for (const e of iterateBatches(raw))
         assert.equal(raw.readInt8(e.position + 17) & 7, CODECS.indexOf(codec));
     });
@@ -133,7 +133,7 @@ describe('batches of a modern producer read by old fetchers', () => {
         `v${version}: offsets 1 and 3 are the markers`,
       );
     }
-    const rc = await fetchPartition(c, 11, topic, 0n, { isolationLevel: 1 });
+    const rc = await fetchOnce(c, topic, 0, 0n, { version: 11, isolationLevel: 1 });
     assert.equal(rc.abortedTransactions?.length, 1, 'read_committed (v4+) is told what to drop');
   });
 
@@ -144,12 +144,12 @@ describe('batches of a modern producer read by old fetchers', () => {
     assert.equal((await produce(c, topic, 0, encodeRecordBatchSync([0, 1, 2, 3].map(rec)))).errorCode, 0);
     const gz = encodeRecordBatchSync([4, 5, 6].map(rec), { compression: 'gzip' });
     assert.equal((await produce(c, topic, 0, gz)).errorCode, 0);
-    const plain = await decodeLegacyMessageSet((await fetchPartition(c, 3, topic, 2n)).records!);
+    const plain = await decodeLegacyMessageSet((await fetchOnce(c, topic, 0, 2n, { version: 3 })).records!);
     assert.deepEqual(
       plain.map((r) => Number(r.offset)),
       [2, 3, 4, 5, 6],
     );
-    const wrapped = await decodeLegacyMessageSet((await fetchPartition(c, 1, topic, 5n)).records!);
+    const wrapped = await decodeLegacyMessageSet((await fetchOnce(c, topic, 0, 5n, { version: 1 })).records!);
     assert.deepEqual(
       wrapped.map((r) => Number(r.offset)),
       [4, 5, 6],
@@ -161,36 +161,11 @@ describe('batches of a modern producer read by old fetchers', () => {
     assert.equal(await createTopic(c, topic), 0);
     const sizes: number[] = [];
     for (const version of [0, 1]) {
-      c.sendRequest(fetchApi, version, {
-        clusterId: null,
-        replicaId: -1,
-        replicaState: { replicaId: -1, replicaEpoch: -1n },
-        maxWaitMs: 0,
-        minBytes: 0,
-        maxBytes: 1 << 20,
-        isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [
-          {
-            topic,
-            topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-            partitions: [
-              {
-                partition: 0,
-                currentLeaderEpoch: -1,
-                fetchOffset: 0n,
-                lastFetchedEpoch: -1,
-                logStartOffset: -1n,
-                partitionMaxBytes: 1 << 20,
-                replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-              },
-            ],
-          },
-        ],
-        forgottenTopicsData: [],
-        rackId: '',
-      });
+      c.sendRequest(
+        fetchApi,
+        version,
+        fetchRequest(topic, { partition: 0, offset: 0n }, { maxBytes: 1 << 20 }),
+      );
       sizes.push((await c.nextFrame())!.length);
     }
     // correlation 4 + topics 4 + name 2+n + partitions 4 + index 4 + error 2 + HW 8 + records 4
@@ -201,7 +176,7 @@ describe('batches of a modern producer read by old fetchers', () => {
   test('a long poll of an old fetcher is answered with converted records once they arrive', async () => {
     const topic = 'down-poll';
     assert.equal(await createTopic(c, topic), 0);
-    const poll = fetchPartition(c, 2, topic, 0n, { maxWaitMs: 10_000, minBytes: 1 });
+    const poll = fetchOnce(c, topic, 0, 0n, { version: 2, maxWaitMs: 10_000, minBytes: 1 });
     const other = await RawClient.connect(broker.port);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(
@@ -226,11 +201,11 @@ describe('what Kafka refuses to old fetchers', () => {
       0,
     );
     for (const version of [0, 1, 2, 3]) {
-      const p = await fetchPartition(c, version, topic, 0n);
+      const p = await fetchOnce(c, topic, 0, 0n, { version });
       assert.equal(p.errorCode, 35, `v${version}`);
       assert.equal(p.records?.length ?? 0, 0);
     }
-    const v4 = await fetchPartition(c, 4, topic, 0n);
+    const v4 = await fetchOnce(c, topic, 0, 0n, { version: 4 });
     assert.equal(v4.errorCode, 0);
     assert.ok((v4.records?.length ?? 0) > 0);
   });
@@ -241,8 +216,8 @@ describe('what Kafka refuses to old fetchers', () => {
     const z = await encodeRecordBatch([{ value: Buffer.from('z') }], { compression: 'zstd' });
     assert.equal((await produce(c, topic, 0, z)).errorCode, 0);
     for (const version of [0, 3, 4, 9])
-      assert.equal((await fetchPartition(c, version, topic, 0n)).errorCode, 76);
-    assert.equal((await fetchPartition(c, 10, topic, 0n)).errorCode, 0);
+      assert.equal((await fetchOnce(c, topic, 0, 0n, { version })).errorCode, 76);
+    assert.equal((await fetchOnce(c, topic, 0, 0n, { version: 10 })).errorCode, 0);
   });
 
   test('a zstd batch of a producer-compression topic cannot be down-converted', async () => {
@@ -251,7 +226,11 @@ describe('what Kafka refuses to old fetchers', () => {
     assert.equal((await produceLegacy(c, 2, topic, Buffer.alloc(0))).errorCode, 0);
     const z = await encodeRecordBatch([{ value: Buffer.from('z') }], { compression: 'zstd' });
     assert.equal((await produce(c, topic, 0, z)).errorCode, 0);
-    assert.equal((await fetchPartition(c, 3, topic, 0n)).errorCode, 76);
-    assert.equal((await fetchPartition(c, 4, topic, 0n)).errorCode, 0, 'v4-9 only refuse zstd *topics*');
+    assert.equal((await fetchOnce(c, topic, 0, 0n, { version: 3 })).errorCode, 76);
+    assert.equal(
+      (await fetchOnce(c, topic, 0, 0n, { version: 4 })).errorCode,
+      0,
+      'v4-9 only refuse zstd *topics*',
+    );
   });
 });

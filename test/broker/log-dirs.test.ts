@@ -74,6 +74,8 @@ test('placement, a move under load, restart, errors', { timeout: scaled(240_000)
   const { broker, dirs, root } = await startJbod();
   const raw = await RawClient.connect(broker.port);
   const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  // On a failed assertion the poll and produce loops below must stop too, or the file hangs.
+  let stopClients = async () => {};
   try {
     await admin.createTopics([{ name: 'spread', numPartitions: 6, replicationFactor: 1 }]);
     const placed = await describeDirs(raw);
@@ -118,6 +120,12 @@ test('placement, a move under load, restart, errors', { timeout: scaled(240_000)
     const writer = (async () => {
       while (writing) await produceSome(50);
     })();
+    stopClients = async () => {
+      consuming = false;
+      writing = false;
+      await Promise.allSettled([reader, writer]);
+      await Promise.allSettled([consumer.close(), producer.close()]);
+    };
     assert.equal(await alterDir(raw, target, 'moving', 0), ErrorCode.NONE);
     await waitFor('the move to finish', async () => {
       const d = await describeDirs(raw);
@@ -156,6 +164,7 @@ test('placement, a move under load, restart, errors', { timeout: scaled(240_000)
     assert.equal(again.broker.services.logs.logDirOf('moving', 0), target);
     assert.equal(again.broker.services.logs.getLog('moving', 0)!.logEndOffset, BigInt(sent));
   } finally {
+    await stopClients();
     raw.socket.destroy();
     await admin.close().catch(() => undefined);
   }

@@ -8,14 +8,14 @@ import { after, before, test } from 'node:test';
 import { Producer } from '../../src/client/index.js';
 import { encodeRequest } from '../../src/protocol/messages/frame.js';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
-import { type FetchRequest, fetchApi } from '../../src/protocol/messages/generated/fetch.js';
+import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { encodeRecordBatchSync } from '../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
 import { exec } from '../interop/support/exec.js';
 import { type Exposition, parsePrometheusText, samplesOf, sampleValue } from '../support/prometheus-text.js';
 import { scaled } from '../support/timeouts.js';
 import { RawClient } from './support/raw-client.js';
-import { createTopic, fetchAll, produce } from './support/wire.js';
+import { createTopic, fetchAll, fetchRequest, produce } from './support/wire.js';
 
 let broker: TestBroker;
 let c: RawClient;
@@ -177,40 +177,12 @@ test('request counts and the five latency histograms exist for every API used', 
 });
 
 /** A consumer fetch of partition 0 from offset 0 that the broker parks up to `maxWaitMs`. */
-const longPoll = (topic: string, maxWaitMs: number): FetchRequest => ({
-  clusterId: null,
-  replicaId: -1,
-  replicaState: { replicaId: -1, replicaEpoch: -1n },
-  maxWaitMs,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-  sessionId: 0,
-  sessionEpoch: -1,
-  topics: [
-    {
-      topic,
-      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-      partitions: [
-        {
-          partition: 0,
-          currentLeaderEpoch: -1,
-          fetchOffset: 0n,
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: 1 << 20,
-          replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        },
-      ],
-    },
-  ],
-  forgottenTopicsData: [],
-  rackId: '',
-});
+const longPoll = (topic: string, maxWaitMs: number) =>
+  fetchRequest(topic, { partition: 0, offset: 0n }, { maxWaitMs, minBytes: 1, maxBytes: 1 << 20 });
 
 test('a long-poll fetch counts its wait as remote time, not local time', async () => {
   assert.equal(await createTopic(c, 'idle', 1), 0);
-  const r = await c.request(fetchApi, 11, longPoll('idle', 300), scaled(20_000));
+  const r = await c.request(fetchApi, 11, longPoll('idle', 300), 20_000);
   assert.equal(r.responses[0]!.partitions[0]!.errorCode, 0);
   const e = await scrape();
   const max = (time: string) =>

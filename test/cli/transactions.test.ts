@@ -29,6 +29,12 @@ let broker: TestBroker;
 let bs: string;
 let ghostProducerId: bigint;
 
+/** `samsa transactions ARGS` run in this process against the broker, which must succeed. */
+const transactions = (...args: string[]) => okIn(runTransactions, bs, 'transactions', ...args);
+/** `samsa transactions ARGS` run in this process, which must fail with one line matching `pattern`. */
+const transactionsFail = (pattern: RegExp, ...args: string[]) =>
+  failsIn(runTransactions, bs, pattern, 'transactions', ...args);
+
 before(async () => {
   // Without KIP-890 verification: the hanging write below is refused otherwise.
   broker = await startTestBroker({ overrides: { 'transaction.partition.verification.enable': false } });
@@ -132,20 +138,7 @@ async function offsets(partition: number): Promise<{ lso: bigint; hw: bigint }> 
 
 /** `samsa transactions describe-producers` of TOPIC's partition, as rows. */
 const producersOf = async (partition: number) =>
-  rows(
-    (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
-        'describe-producers',
-        '--topic',
-        TOPIC,
-        '--partition',
-        String(partition),
-      )
-    ).stdout,
-  );
+  rows((await transactions('describe-producers', '--topic', TOPIC, '--partition', String(partition))).stdout);
 
 test('list and describe: the abandoned transaction is Ongoing with its partition', T, async () => {
   const list = rows((await ok(bs, 'transactions', 'list')).stdout);
@@ -155,16 +148,12 @@ test('list and describe: the abandoned transaction is Ongoing with its partition
   assert.equal(byId.get('stuck-tx')?.[3], 'Ongoing');
   assert.deepEqual(byId.get('ghost-tx')?.slice(2), [String(ghostProducerId), 'Empty']);
   // The flag form works as well.
-  const flagged = JSON.parse(
-    (await okIn(runTransactions, bs, 'transactions', '--list', '--output', 'json')).stdout,
-  );
+  const flagged = JSON.parse((await transactions('--list', '--output', 'json')).stdout);
   assert.ok(
     flagged.some((l: { transactionalId: string; state: string }) => l.transactionalId === 'stuck-tx'),
   );
 
-  const d = rows(
-    (await okIn(runTransactions, bs, 'transactions', 'describe', '--transactional-id', 'stuck-tx')).stdout,
-  );
+  const d = rows((await transactions('describe', '--transactional-id', 'stuck-tx')).stdout);
   assert.deepEqual(d[0], [
     'CoordinatorId',
     'TransactionalId',
@@ -184,18 +173,7 @@ test('list and describe: the abandoned transaction is Ongoing with its partition
   assert.ok(Number(start) > 0 && Number(duration) >= 0, `${start} ${duration}`);
 
   const j = JSON.parse(
-    (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
-        'describe',
-        '--transactional-id',
-        'ghost-tx',
-        '--output',
-        'json',
-      )
-    ).stdout,
+    (await transactions('describe', '--transactional-id', 'ghost-tx', '--output', 'json')).stdout,
   );
   assert.equal(j.state, 'Empty');
   assert.equal(j.producerId, Number(ghostProducerId));
@@ -217,20 +195,8 @@ test('describe-producers: the open transactions and where they start', T, async 
   assert.equal(open.length, 1, JSON.stringify(out));
   assert.equal(open[0]![5], '3');
   const j = JSON.parse(
-    (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
-        'describe-producers',
-        '--topic',
-        TOPIC,
-        '--partition',
-        '1',
-        '--output',
-        'json',
-      )
-    ).stdout,
+    (await transactions('describe-producers', '--topic', TOPIC, '--partition', '1', '--output', 'json'))
+      .stdout,
   );
   assert.equal(j.activeProducers.length, 1);
   assert.equal(j.activeProducers[0].producerId, Number(ghostProducerId));
@@ -244,18 +210,7 @@ test(
   T,
   async () => {
     const byTopic = rows(
-      (
-        await okIn(
-          runTransactions,
-          bs,
-          'transactions',
-          'find-hanging',
-          '--topic',
-          TOPIC,
-          '--max-transaction-timeout',
-          '0',
-        )
-      ).stdout,
+      (await transactions('find-hanging', '--topic', TOPIC, '--max-transaction-timeout', '0')).stdout,
     );
     assert.deepEqual(byTopic[0], [
       'Topic',
@@ -276,10 +231,7 @@ test(
     assert.ok(Number(minutes) >= 2, minutes);
     const byBroker = JSON.parse(
       (
-        await okIn(
-          runTransactions,
-          bs,
-          'transactions',
+        await transactions(
           'find-hanging',
           '--broker-id',
           String(broker.nodeId),
@@ -299,10 +251,7 @@ test(
       [[TOPIC, 1, 'ghost-tx']],
     );
     // Younger than the default 15 minutes: not a candidate.
-    const young = rows(
-      (await okIn(runTransactions, bs, 'transactions', 'find-hanging', '--topic', TOPIC, '--partition', '1'))
-        .stdout,
-    );
+    const young = rows((await transactions('find-hanging', '--topic', TOPIC, '--partition', '1')).stdout);
     assert.equal(young.length, 1);
   },
 );
@@ -327,10 +276,7 @@ test('abort by --start-offset and by producer: the last stable offset moves past
   assert.equal((await offsets(1)).lso, 0n);
   const j = JSON.parse(
     (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
+      await transactions(
         '--abort',
         '--topic',
         TOPIC,
@@ -358,18 +304,7 @@ test('abort by --start-offset and by producer: the last stable offset moves past
   const p1 = await offsets(1);
   assert.equal(p1.lso, p1.hw);
   const none = rows(
-    (
-      await okIn(
-        runTransactions,
-        bs,
-        'transactions',
-        'find-hanging',
-        '--topic',
-        TOPIC,
-        '--max-transaction-timeout',
-        '0',
-      )
-    ).stdout,
+    (await transactions('find-hanging', '--topic', TOPIC, '--max-transaction-timeout', '0')).stdout,
   );
   assert.equal(none.length, 1, 'nothing hangs any more');
 });
@@ -378,33 +313,22 @@ test('bad input: one line on stderr, exit status 1', T, async () => {
   const mistakes: [RegExp, ...string[]][] = [
     [
       /^samsa: transactional id 'nope' not found \(samsa transactions list shows them\)$/m,
-      'transactions',
       'describe',
       '--transactional-id',
       'nope',
     ],
-    [
-      /^samsa: topic 'nope' does not exist/m,
-      'transactions',
-      'describe-producers',
-      '--topic',
-      'nope',
-      '--partition',
-      '0',
-    ],
+    [/^samsa: topic 'nope' does not exist/m, 'describe-producers', '--topic', 'nope', '--partition', '0'],
     [
       /^samsa: partition tx-orders-9 does not exist \(tx-orders has 2 partitions\)$/m,
-      'transactions',
       'describe-producers',
       '--topic',
       TOPIC,
       '--partition',
       '9',
     ],
-    [/^samsa: topic 'nope' does not exist/m, 'transactions', 'find-hanging', '--topic', 'nope'],
+    [/^samsa: topic 'nope' does not exist/m, 'find-hanging', '--topic', 'nope'],
     [
       /^samsa: no open transaction starts at offset 1 on tx-orders-0/m,
-      'transactions',
       'abort',
       '--topic',
       TOPIC,
@@ -413,12 +337,11 @@ test('bad input: one line on stderr, exit status 1', T, async () => {
       '--start-offset',
       '1',
     ],
-    [/^samsa transactions: describe needs --transactional-id$/m, 'transactions', 'describe'],
-    [/describe-producers needs --partition$/m, 'transactions', 'describe-producers', '--topic', TOPIC],
-    [/abort needs --topic and --partition$/m, 'transactions', 'abort', '--start-offset', '3'],
+    [/^samsa transactions: describe needs --transactional-id$/m, 'describe'],
+    [/describe-producers needs --partition$/m, 'describe-producers', '--topic', TOPIC],
+    [/abort needs --topic and --partition$/m, 'abort', '--start-offset', '3'],
     [
       /identify the transaction by --start-offset, or by --producer-id/,
-      'transactions',
       'abort',
       '--topic',
       TOPIC,
@@ -427,7 +350,6 @@ test('bad input: one line on stderr, exit status 1', T, async () => {
     ],
     [
       /identify the transaction by --start-offset, or by --producer-id/,
-      'transactions',
       'abort',
       '--topic',
       TOPIC,
@@ -440,7 +362,6 @@ test('bad input: one line on stderr, exit status 1', T, async () => {
     ],
     [
       /abort needs --producer-epoch and --coordinator-epoch$/m,
-      'transactions',
       'abort',
       '--topic',
       TOPIC,
@@ -449,24 +370,23 @@ test('bad input: one line on stderr, exit status 1', T, async () => {
       '--producer-id',
       '1',
     ],
-    [/find-hanging needs --topic or --broker-id/, 'transactions', 'find-hanging'],
-    [/--partition needs --topic/, 'transactions', 'find-hanging', '--broker-id', '0', '--partition', '1'],
-    [/--topic does not apply to list/, 'transactions', 'list', '--topic', TOPIC],
+    [/find-hanging needs --topic or --broker-id/, 'find-hanging'],
+    [/--partition needs --topic/, 'find-hanging', '--broker-id', '0', '--partition', '1'],
+    [/--topic does not apply to list/, 'list', '--topic', TOPIC],
     [
       /--partition must be a whole number \(0 or more\), got "x"/,
-      'transactions',
       'describe-producers',
       '--topic',
       TOPIC,
       '--partition',
       'x',
     ],
-    [/unknown action "lst" \(did you mean list\?\)/, 'transactions', 'lst'],
-    [/give the action: list \| describe/, 'transactions'],
-    [/give one action, not list and abort/, 'transactions', 'list', '--abort'],
-    [/--output is text or json, not "xml"/, 'transactions', 'list', '--output', 'xml'],
+    [/unknown action "lst" \(did you mean list\?\)/, 'lst'],
+    [/give the action: list \| describe/],
+    [/give one action, not list and abort/, 'list', '--abort'],
+    [/--output is text or json, not "xml"/, 'list', '--output', 'xml'],
   ];
-  for (const [pattern, ...args] of mistakes) await failsIn(runTransactions, bs, pattern, ...args);
+  for (const [pattern, ...args] of mistakes) await transactionsFail(pattern, ...args);
   await fails(
     bs,
     /^samsa: transactional id 'nope' not found/,
@@ -475,7 +395,7 @@ test('bad input: one line on stderr, exit status 1', T, async () => {
     '--transactional-id',
     'nope',
   );
-  const help = await okIn(runTransactions, bs, 'transactions', '--help');
+  const help = await transactions('--help');
   assert.match(help.stdout, /^Usage: samsa transactions/);
   assert.match(help.stdout, /samsa transactions abort --topic orders --partition 0 --start-offset 1200/);
 });

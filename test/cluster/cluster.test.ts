@@ -13,11 +13,11 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Admin, Producer } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { deleteRecordsApi } from '../../src/protocol/messages/generated/delete-records.js';
-import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
 import { leaderAndIsrApi } from '../../src/protocol/messages/generated/leader-and-isr.js';
 import { listOffsetsApi } from '../../src/protocol/messages/generated/list-offsets.js';
 import { startTestCluster, type TestCluster } from '../../src/testkit/cluster.js';
 import { RawClient } from '../broker/support/raw-client.js';
+import { fetchOnce } from '../broker/support/wire.js';
 import { exec } from '../interop/support/exec.js';
 import { LOADER_FLAGS, moduleFile } from '../support/repo.js';
 import { scaled } from '../support/timeouts.js';
@@ -242,37 +242,12 @@ test('a broker that does not host a partition: NOT_LEADER_OR_FOLLOWER when the c
     ] as const) {
       const produced = await rawProduceOn(c, topic, partition, 1, ['x']);
       assert.equal(produced.errorCode, want, `Produce ${topic}-${partition}`);
-      const fetched = await c.request(fetchApi, 12, {
-        clusterId: null,
-        replicaId: -1,
-        replicaState: { replicaId: -1, replicaEpoch: -1n },
-        maxWaitMs: 0,
-        minBytes: 0,
+      const fetched = await fetchOnce(c, topic, partition, 0n, {
+        version: 12,
         maxBytes: 1 << 20,
-        isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [
-          {
-            topic,
-            topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-            partitions: [
-              {
-                partition,
-                currentLeaderEpoch: -1,
-                fetchOffset: 0n,
-                lastFetchedEpoch: -1,
-                logStartOffset: -1n,
-                partitionMaxBytes: 1024,
-                replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-              },
-            ],
-          },
-        ],
-        forgottenTopicsData: [],
-        rackId: '',
+        partitionMaxBytes: 1024,
       });
-      assert.equal(fetched.responses[0]!.partitions[0]!.errorCode, want, `Fetch ${topic}-${partition}`);
+      assert.equal(fetched.errorCode, want, `Fetch ${topic}-${partition}`);
       const listed = await c.request(listOffsetsApi, 5, {
         replicaId: -1,
         isolationLevel: 0,

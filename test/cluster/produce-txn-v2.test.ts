@@ -5,71 +5,32 @@
 // epoch; afterwards a late write at the old epoch is fenced there too, and the committed offsets
 // and records are what readers see.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/index.js';
+import { test } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { describeTransactionsApi } from '../../src/protocol/messages/generated/describe-transactions.js';
-import { findCoordinatorApi } from '../../src/protocol/messages/generated/find-coordinator.js';
 import { offsetFetchApi } from '../../src/protocol/messages/generated/offset-fetch.js';
-import { txnOffsetCommitApi } from '../../src/protocol/messages/generated/txn-offset-commit.js';
-import { startTestCluster, type TestCluster } from '../../src/testkit/index.js';
-import { RawClient } from '../broker/support/raw-client.js';
-import { batchesOf, endTxn, initPid, produceTo, txnBatch } from '../broker/txn/txn-v2-wire-support.js';
+import {
+  batchesOf,
+  coordinatorOf,
+  endTxn,
+  GROUP,
+  initPid,
+  produceTo,
+  txnBatch,
+  txnOffsetCommit,
+} from '../broker/txn/txn-v2-wire-support.js';
 import { scaled } from '../support/timeouts.js';
-import { leaderOf, waitForFullIsr } from './support.js';
+import { remoteTxnCluster } from './remote-txn-support.js';
+import { leaderOf } from './support.js';
 
 const TOPIC = 'v2-remote';
 const TXN_ID = 'v2-remote-tx';
-let cluster: TestCluster;
-const clients: RawClient[] = [];
-
-before(async () => {
-  cluster = await startTestCluster({
-    brokers: 2,
-    mode: 'in-process',
-    overrides: {
-      'transaction.state.log.replication.factor': 1,
-      'transaction.state.log.min.isr': 1,
-      'offsets.topic.replication.factor': 1,
-    },
-  });
-});
-after(async () => {
-  for (const c of clients) c.close();
-  await cluster?.close();
-});
-
-async function connect(nodeId: number): Promise<RawClient> {
-  const c = await RawClient.connect(cluster.broker(nodeId).port!);
-  clients.push(c);
-  return c;
-}
-
-async function coordinatorOf(c: RawClient, keyType: number, key: string): Promise<number> {
-  const deadline = Date.now() + scaled(60_000);
-  for (;;) {
-    const r = await c.request(findCoordinatorApi, 4, { key: '', keyType, coordinatorKeys: [key] });
-    const k = r.coordinators[0]!;
-    if (k.errorCode === ErrorCode.NONE) return k.nodeId;
-    assert.ok(Date.now() < deadline, `timed out: no coordinator for ${key} (error ${k.errorCode})`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
+const { connect, layout } = remoteTxnCluster({ 'offsets.topic.replication.factor': 1 });
 
 test('leader and group coordinator ≠ transaction coordinator: v2 adds, bumps and fences across brokers', {
   timeout: scaled(240_000),
 }, async () => {
-  const admin = new Admin({ bootstrapServers: cluster.bootstrap() });
-  try {
-    await admin.createTopics([{ name: TOPIC, numPartitions: 4, replicationFactor: 1 }]);
-  } finally {
-    await admin.close();
-  }
-  const views = await waitForFullIsr(cluster, [TOPIC]);
-  const any = await connect(cluster.nodeIds[0]!);
-  const coordinator = await coordinatorOf(any, 1, TXN_ID);
-  const view = views.get(coordinator)!;
-  const remote = [0, 1, 2, 3].filter((p) => leaderOf(view, TOPIC, p) !== coordinator);
+  const { coordinator, view, remote, any } = await layout(TOPIC, TXN_ID);
   assert.ok(remote.length >= 2, 'two partitions led by the other broker');
   const [p1, p2] = remote as [number, number];
   const other = leaderOf(view, TOPIC, p1);
@@ -77,31 +38,14 @@ test('leader and group coordinator ≠ transaction coordinator: v2 adds, bumps a
   const coord = await connect(coordinator);
   let group = '';
   for (let i = 0; group === ''; i++) {
-    if ((await coordinatorOf(any, 0, `v2-group-${i}`)) === other) group = `v2-group-${i}`;
+    if ((await coordinatorOf(any, GROUP, `v2-group-${i}`)) === other) group = `v2-group-${i}`;
     assert.ok(i < 200, 'a group coordinated by the other broker');
   }
 
   const p = await initPid(coord, TXN_ID);
   const produced = await produceTo(leader, 12, TXN_ID, TOPIC, p1, txnBatch(p, 0, ['remote-commit']));
   assert.equal(produced.errorCode, ErrorCode.NONE, String(produced.errorMessage));
-  const offsets = await leader.request(txnOffsetCommitApi, 5, {
-    transactionalId: TXN_ID,
-    groupId: group,
-    producerId: p.producerId,
-    producerEpoch: p.producerEpoch,
-    generationId: -1,
-    memberId: '',
-    groupInstanceId: null,
-    topics: [
-      {
-        name: TOPIC,
-        partitions: [
-          { partitionIndex: p1, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: '' },
-        ],
-      },
-    ],
-  });
-  assert.equal(offsets.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(await txnOffsetCommit(leader, p, group, TOPIC, p1, 3n), ErrorCode.NONE);
   const open = (await coord.request(describeTransactionsApi, 0, { transactionalIds: [TXN_ID] }))
     .transactionStates[0]!;
   assert.equal(open.transactionState, 'Ongoing');

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../src/client/index.js';
 import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
-import { kcatRead, runPython } from '../broker/txn/interop-support.js';
+import { ckReadCommitted, kcatRead, runPython } from '../broker/txn/interop-support.js';
 import { scaled } from '../support/timeouts.js';
 
 let broker: TestBroker;
@@ -33,42 +33,15 @@ async function createTopic(name: string, segmentBytes: number): Promise<void> {
   }
 }
 
-const PY_READ_COMMITTED = `
-import sys, json, time
-from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING, KafkaError
-bootstrap, topics = sys.argv[1], sys.argv[2].split(',')
-c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'ck-rc', 'enable.auto.commit': False,
-              'isolation.level': 'read_committed', 'enable.partition.eof': True})
-c.assign([TopicPartition(t, 0, OFFSET_BEGINNING) for t in topics])
-out = {t: [] for t in topics}
-eof = set()
-deadline = time.time() + float(sys.argv[3])
-while len(eof) < len(topics):
-    if time.time() > deadline:
-        raise SystemExit('timed out; at end of %s' % sorted(eof))
-    m = c.poll(0.5)
-    if m is None:
-        continue
-    if m.error():
-        if m.error().code() == KafkaError._PARTITION_EOF:
-            eof.add(m.topic())
-            continue
-        raise SystemExit(str(m.error()))
-    eof.discard(m.topic())
-    out[m.topic()].append([m.offset(), m.value().decode()[:40]])
-c.close()
-print(json.dumps(out))
-`;
-
 /** Each topic's records (offset, value prefix) as confluent-kafka-python reads them under read_committed. */
 async function pythonReadCommitted(topics: string[]): Promise<Record<string, [number, string][]>> {
-  const secs = scaled(60_000) / 1000;
-  const lines = await runPython(
-    PY_READ_COMMITTED,
-    [broker.bootstrap, topics.join(','), secs],
-    scaled(90_000),
-  );
-  return JSON.parse(lines[lines.length - 1]!) as Record<string, [number, string][]>;
+  const out: Record<string, [number, string][]> = Object.fromEntries(topics.map((t) => [t, []]));
+  for (const r of await ckReadCommitted(
+    broker.bootstrap,
+    topics.map((topic) => ({ topic, partition: 0 })),
+  ))
+    out[r.topic]!.push([r.offset, r.value.slice(0, 40)]);
+  return out;
 }
 
 /** Each topic's records as our Consumer reads them under read_committed, up to the LSO. */

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, test } from 'node:test';
 import { Connection } from '../../src/net/connection.js';
-import { ConnectionError, RequestTimeoutError } from '../../src/net/errors.js';
+import { ClientClosedError, ConnectionError, RequestTimeoutError } from '../../src/net/errors.js';
+import { scaled, TestTimeoutError } from '../support/timeouts.js';
 
 type Handler = (socket: net.Socket, correlationId: number, payload: Buffer) => void;
 const servers: net.Server[] = [];
@@ -160,6 +161,52 @@ test('a request timeout closes the connection and fails every pending request', 
   await assert.rejects(b, ConnectionError);
   assert.ok(closedWith[0] instanceof RequestTimeoutError);
   await assert.rejects(c.send(req('c')), ConnectionError);
+});
+
+test('a short request behind a long one times out at its own deadline', async () => {
+  // The broker answers in order: nothing comes back for the first request, a Fetch long poll.
+  const port = await fakeServer(() => {});
+  const c = await open(port, 100);
+  const longPoll = c.send(req('fetch', { timeoutMs: 600_000 }));
+  longPoll.catch(() => {});
+  const short = c.send(req('close-session', { timeoutMs: 200 }));
+  const limit = scaled(20_000);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    assert.rejects(short, RequestTimeoutError),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new TestTimeoutError('the short request to time out behind the long one', limit)),
+        limit,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+  await assert.rejects(longPoll, ConnectionError);
+});
+
+test('close() with a request in flight drops the socket; the broker need not close its side', async () => {
+  // A server that keeps its side open after the client's FIN, as a broker holding a long poll.
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => socket.on('error', () => {}));
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+  const before = sockets();
+  const c = await open(port, 60_000);
+  const pending = c.send(req('fetch'));
+  const limit = scaled(10_000);
+  const deadline = Date.now() + limit;
+  while (sockets() < before + 2) {
+    if (Date.now() > deadline) throw new TestTimeoutError('the server to accept the connection', limit);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  c.close();
+  await assert.rejects(pending, ClientClosedError);
+  // The server's socket stays (half-open); the client's is gone, so it keeps no process alive.
+  while (sockets() > before + 1) {
+    if (Date.now() > deadline) throw new TestTimeoutError('the client socket to be released', limit);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 });
 
 test('a correlation id mismatch is a connection error', async () => {

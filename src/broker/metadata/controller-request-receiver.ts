@@ -111,6 +111,7 @@ export class BrokerControllerRequestReceiver implements ControllerRequestReceive
         result = await this.#deps.replicas.becomeLeaderOrFollower(valid, {
           topicConfigs: (topic) => this.#deps.publisher.topicConfigs(topic),
           liveLeaders: req.liveLeaders,
+          brokerEpoch: req.brokerEpoch,
         });
       } catch (e) {
         throw transient('LeaderAndIsr', e);

@@ -99,9 +99,10 @@ export class Partition {
   #removingReplicas: readonly number[] = [];
   /**
    * This broker can no longer prove it leads (its metadata-store session is lost or expired):
-   * writes are refused until the controller's next decision arrives.
+   * writes are refused until the controller's next decision arrives. The value is the broker
+   * epoch (registration) it was fenced under; null = not fenced.
    */
-  #fenced = false;
+  #fencedUnder: bigint | null = null;
   /** Leader only: the other assigned replicas. */
   readonly #followers = new Map<number, FollowerState>();
   /** Leader only: the log end offset when this leader epoch began (Kafka's leaderEpochStartOffsetOpt). */
@@ -154,16 +155,32 @@ export class Partition {
   }
 
   get fenced(): boolean {
-    return this.#fenced;
+    return this.#fencedUnder !== null;
   }
 
-  /** Stops accepting writes as leader until `unfence()` or a newer LeaderAndIsr. */
-  fence(): void {
-    this.#fenced = true;
+  /**
+   * Stops accepting writes as leader until `unfence()`, a newer LeaderAndIsr, or the controller
+   * confirms this leadership for a registration newer than `brokerEpoch` (`confirmsLeadership`).
+   * Fencing again under a newer registration raises that bar; an older one leaves it.
+   */
+  fence(brokerEpoch: bigint): void {
+    if (this.#fencedUnder === null || brokerEpoch > this.#fencedUnder) this.#fencedUnder = brokerEpoch;
   }
 
   unfence(): void {
-    this.#fenced = false;
+    this.#fencedUnder = null;
+  }
+
+  /**
+   * A LeaderAndIsr at this leader epoch naming this broker leader again, sent by a controller for
+   * broker epoch `brokerEpoch`: if that registration is newer than the one the fence was set
+   * under, the controller decided with this broker's current registration in view (a controller
+   * elected after every session expired re-sends the unchanged states): the fence may be lifted.
+   */
+  confirmsLeadership(leader: number, leaderEpoch: number, brokerEpoch: bigint): boolean {
+    const under = this.#fencedUnder;
+    if (under === null || !this.isLeader || leader !== this.localNodeId) return false;
+    return leaderEpoch === this.leaderEpoch && brokerEpoch > under;
   }
 
   /** Version of the partition state this replica applied (-1: none from a controller yet). */
@@ -220,7 +237,7 @@ export class Partition {
     this.#leaderRecoveryState = s.leaderRecoveryState === 1 ? 1 : 0;
     this.#addingReplicas = [...s.addingReplicas];
     this.#removingReplicas = [...s.removingReplicas];
-    this.#fenced = false;
+    this.#fencedUnder = null;
     this.#pendingIsr = null;
     if (!this.isLeader) {
       this.#followers.clear();
@@ -256,7 +273,7 @@ export class Partition {
     origin: AppendOrigin = 'client',
     verificationGuard?: VerificationGuard,
   ): Promise<AppendResult> {
-    if (!this.isLeader || this.#fenced || this.env.mayWriteAsLeader?.() === false)
+    if (!this.isLeader || this.#fencedUnder !== null || this.env.mayWriteAsLeader?.() === false)
       return this.#refuse(batch, origin, new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER));
     if (acks === -1 && this.state.isr.length < minInsyncReplicas) {
       return this.#refuse(

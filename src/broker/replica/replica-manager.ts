@@ -32,6 +32,11 @@ export interface BecomeLeaderOrFollowerOptions {
   readonly topicConfigs: (topic: string) => Promise<Readonly<Record<string, string>>>;
   /** The request's live leaders, handed to the follower hook. */
   readonly liveLeaders?: readonly LiveLeader[];
+  /**
+   * The broker epoch the controller sent the request for (-1n: none): a same-epoch state that
+   * names this broker leader lifts a fence set under an older registration (`confirmsLeadership`).
+   */
+  readonly brokerEpoch?: bigint;
 }
 
 /** What a leader needs from the cluster (set by `replica/replication.ts` in a broker). */
@@ -197,8 +202,10 @@ export class ReplicaManager {
    * LeaderAndIsr, per partition, as Kafka's ReplicaManager: a topic id that differs from the
    * log's → INCONSISTENT_TOPIC_ID; a leader epoch newer than this replica's → applied (this
    * broker not among the replicas → UNKNOWN_TOPIC_OR_PARTITION); an equal or older one →
-   * STALE_CONTROLLER_EPOCH. A state with an older partition epoch than the one applied (known
-   * through an AlterPartition answer) is skipped without error, as Kafka's Partition.makeLeader.
+   * STALE_CONTROLLER_EPOCH, except an equal one that confirms a fenced leadership (answered
+   * NONE, nothing else changes: see `Partition.confirmsLeadership`). A state with an older
+   * partition epoch than the one applied (known through an AlterPartition answer) is skipped
+   * without error, as Kafka's Partition.makeLeader.
    * Missing logs are created (or adopted from disk) with the topic's configs, all read before
    * anything changes: a config read that fails rejects the call with nothing applied. The caller
    * serializes calls (one controller request at a time).
@@ -217,6 +224,7 @@ export class ReplicaManager {
         errorCode,
       });
     const accepted: LeaderAndIsrInput[] = [];
+    const confirmed: { p: Partition; s: LeaderAndIsrInput }[] = [];
     for (const [key, s] of inputs) {
       setError(s, ErrorCode.NONE); // keeps request order; overwritten below
       const existing = this.partitions.get(key);
@@ -234,6 +242,8 @@ export class ReplicaManager {
       } else if (s.leaderEpoch > currentEpoch) {
         if (s.replicas.includes(this.nodeId)) accepted.push(s);
         else setError(s, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      } else if (existing?.confirmsLeadership(s.leader, s.leaderEpoch, options.brokerEpoch ?? -1n)) {
+        confirmed.push({ p: existing, s });
       } else {
         setError(s, ErrorCode.STALE_CONTROLLER_EPOCH);
       }
@@ -246,6 +256,16 @@ export class ReplicaManager {
         configs.set(t, await options.topicConfigs(t));
       }),
     );
+    // Checked again: a fence set meanwhile, under a newer registration, stays.
+    for (const { p, s } of confirmed) {
+      if (!p.confirmsLeadership(s.leader, s.leaderEpoch, options.brokerEpoch ?? -1n)) continue;
+      p.unfence();
+      this.logger.log('info', 'the controller confirmed this leadership: writes accepted again', {
+        topic: s.topic,
+        partition: s.partition,
+        leaderEpoch: s.leaderEpoch,
+      });
+    }
     const toLead = accepted.filter((s) => s.leader === this.nodeId);
     const toFollow = accepted.filter((s) => s.leader !== this.nodeId);
     // Kafka's makeLeaders: fetchers stop before the partition becomes leader.
@@ -410,16 +430,19 @@ export class ReplicaManager {
   /**
    * The metadata-store session is lost (past its timeout) or expired: another broker may have
    * been made leader meanwhile, so no partition led here accepts writes until the controller
-   * speaks again (a newer LeaderAndIsr unfences it) or the session turns out intact (the caller
-   * unfences what it fenced). Returns the partitions it fenced.
+   * speaks again (a newer LeaderAndIsr, or one confirming the leadership for a registration
+   * newer than `brokerEpoch`, unfences it) or the session turns out intact (the caller unfences
+   * what it fenced). Returns the partitions it fenced. `registrationLost`: registration
+   * `brokerEpoch` is gone (a session expiry), so leaders fenced already are fenced under it too:
+   * a confirmation sent for it comes too late.
    */
-  fenceLeaders(): Partition[] {
+  fenceLeaders(brokerEpoch: bigint, { registrationLost = false } = {}): Partition[] {
     const fenced: Partition[] = [];
     for (const p of this.partitions.values()) {
-      if (p.isLeader && !p.fenced) {
-        p.fence();
-        fenced.push(p);
-      }
+      if (!p.isLeader) continue;
+      if (!p.fenced) fenced.push(p);
+      else if (!registrationLost) continue;
+      p.fence(brokerEpoch);
     }
     return fenced;
   }

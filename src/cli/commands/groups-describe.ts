@@ -55,6 +55,8 @@ export async function collectOffsets(
       out.push({ group: g.groupId, state: g.state, rows: [] });
       continue;
     }
+    // Not requireStable, as kafka-consumer-groups: the committed offsets, also while a transaction
+    // holds newer ones (which would fail the call with UNSTABLE_OFFSET_COMMIT).
     const committedOffsets = await admin.listConsumerGroupOffsets(g.groupId);
     const committed = new Map(committedOffsets.map((c) => [partitionKey(c), c.offset]));
     // -1: committed without a leader epoch (Kafka shows "-").

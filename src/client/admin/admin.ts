@@ -24,6 +24,7 @@ import {
   type GroupDescription,
   type GroupListFilter,
   type GroupListing,
+  type ListConsumerGroupOffsetsOptions,
   listConsumerGroupOffsets,
   listGroups,
   type OffsetToCommit,
@@ -201,11 +202,13 @@ export class Admin {
   deleteGroups(groupIds: readonly string[]): Promise<void> {
     return deleteGroups(this.#ctx, groupIds);
   }
+  /** Committed offsets of a group; `requireStable` as Kafka's (default false). */
   listConsumerGroupOffsets(
     groupId: string,
     partitions?: readonly TopicPartition[],
+    options?: ListConsumerGroupOffsetsOptions,
   ): Promise<CommittedOffset[]> {
-    return listConsumerGroupOffsets(this.#ctx, groupId, partitions);
+    return listConsumerGroupOffsets(this.#ctx, groupId, partitions, options);
   }
   alterConsumerGroupOffsets(groupId: string, offsets: readonly OffsetToCommit[]): Promise<void> {
     return alterConsumerGroupOffsets(this.#ctx, groupId, offsets);

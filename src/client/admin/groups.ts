@@ -75,12 +75,29 @@ export async function deleteGroups(ctx: AdminContext, groupIds: readonly string[
   }
 }
 
+/** Kafka's ListConsumerGroupOffsetsOptions. */
+export interface ListConsumerGroupOffsetsOptions {
+  /**
+   * Kafka's requireStable (OffsetFetch v7+), default false as in Kafka. False: the offsets
+   * committed so far — one a transaction has sent but not yet committed (TxnOffsetCommit before
+   * EndTxn) is not shown until it commits, as kafka-consumer-groups shows them. True: the
+   * coordinator answers UNSTABLE_OFFSET_COMMIT for a partition with such a pending offset; that
+   * is retried until `timeoutMs`, then thrown (KafkaResponseError), where Kafka's admin leaves
+   * the partition out of its result — ours could not tell that from "nothing committed".
+   */
+  requireStable?: boolean;
+  /** Time for the whole call, retries included; default request.timeout.ms. */
+  timeoutMs?: number;
+}
+
 /** Committed offsets of a group (all partitions, or only `partitions`). */
 export async function listConsumerGroupOffsets(
   ctx: AdminContext,
   groupId: string,
   partitions?: readonly TopicPartition[],
+  options: ListConsumerGroupOffsetsOptions = {},
 ): Promise<CommittedOffset[]> {
+  const requireStable = options.requireStable ?? false;
   const topics =
     partitions === undefined
       ? null
@@ -95,10 +112,11 @@ export async function listConsumerGroupOffsets(
         groupId,
         topics,
         groups: [{ groupId, memberId: null, memberEpoch: -1, topics }],
-        requireStable: true,
+        requireStable,
       },
-      // v2+ lets topics be null (= all); Kafka 4 removed v0.
-      { minVersion: topics === null ? 2 : 1 },
+      // v2+ lets topics be null (= all); Kafka 4 removed v0. RequireStable exists from v7: an
+      // older broker would ignore it (Kafka's admin refuses such a broker too).
+      { minVersion: requireStable ? 7 : topics === null ? 2 : 1 },
     );
     // v8+ answers per group, older versions at the top level.
     const g = res.groups.find((x) => x.groupId === groupId);
@@ -118,7 +136,7 @@ export async function listConsumerGroupOffsets(
       }
     }
     return out;
-  });
+  }, options.timeoutMs);
 }
 
 export interface OffsetToCommit extends TopicPartition {

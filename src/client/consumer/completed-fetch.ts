@@ -12,6 +12,7 @@
 // same error until the application seeks past it; the position stays before the bad batch.
 import { KafkaError } from '../../protocol/errors.js';
 import {
+  type BatchHeader,
   batchSize,
   CURRENT_MAGIC,
   compressionOf,
@@ -200,7 +201,9 @@ export class CompletedFetch {
           continue;
         }
         if (this.#pos >= this.#end) return;
-        await this.#openNext();
+        // Only a zstd batch is opened asynchronously: the others cost no microtask hop.
+        const opening = this.#openNext();
+        if (opening !== null) await opening;
       }
     } catch (err) {
       this.#error = toClientError(err, topic, partition, this.nextFetchOffset);
@@ -216,8 +219,11 @@ export class CompletedFetch {
     if (last + 1n > this.nextFetchOffset) this.nextFetchOffset = last + 1n;
   }
 
-  /** Opens the next batch that has anything to deliver; skips (and releases) the others. */
-  async #openNext(): Promise<void> {
+  /**
+   * Opens the next batch that has anything to deliver; skips (and releases) the others. Returns
+   * the decompression still under way for a zstd batch, null when done.
+   */
+  #openNext(): Promise<void> | null {
     const buf = this.#records;
     while (this.#pos < this.#end) {
       const pos = this.#pos;
@@ -232,7 +238,7 @@ export class CompletedFetch {
         this.#legacy = decodeLegacyMessageSetSync(entry, { verifyCrc: this.#verifyCrc });
         this.#legacyIdx = 0;
         this.#cursorLast = last;
-        return;
+        return null;
       }
       const h = readBatchHeader(buf, pos);
       const last = h.baseOffset + BigInt(h.lastOffsetDelta);
@@ -252,18 +258,22 @@ export class CompletedFetch {
         continue;
       }
       const opts = { verifyCrc: this.#verifyCrc };
-      const cursor =
-        compressionOf(h.attributes) === ZSTD
-          ? await decodeRecordBatch(entry, opts)
-          : decodeRecordBatchSync(entry, opts);
-      this.#cursor = cursor;
-      this.#cursorLast = last;
-      const gap = this.nextFetchOffset - h.baseOffset;
-      this.#cursorMinDelta = gap > 0n ? Number(gap) : 0;
-      this.#leaderEpoch = h.partitionLeaderEpoch;
-      this.#logAppendTime = (h.attributes & TIMESTAMP_TYPE_MASK) !== 0;
-      return;
+      if (compressionOf(h.attributes) === ZSTD) {
+        return decodeRecordBatch(entry, opts).then((cursor) => this.#opened(cursor, h, last));
+      }
+      this.#opened(decodeRecordBatchSync(entry, opts), h, last);
+      return null;
     }
+    return null;
+  }
+
+  #opened(cursor: RecordCursor, h: BatchHeader, last: bigint): void {
+    this.#cursor = cursor;
+    this.#cursorLast = last;
+    const gap = this.nextFetchOffset - h.baseOffset;
+    this.#cursorMinDelta = gap > 0n ? Number(gap) : 0;
+    this.#leaderEpoch = h.partitionLeaderEpoch;
+    this.#logAppendTime = (h.attributes & TIMESTAMP_TYPE_MASK) !== 0;
   }
 
   #consumeAbortedUpTo(offset: bigint): void {

@@ -441,7 +441,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> implements AsyncIter
 
   /**
    * Commits (with auto commit), revokes partitions through the listener, leaves the group
-   * (dynamic members) and closes every connection. A poll() waiting meanwhile returns [].
+   * (dynamic members) and closes every connection. A Fetch long poll in flight is abandoned,
+   * not awaited (as Kafka's consumer). A poll() waiting meanwhile returns [].
    */
   async close(opts: { timeoutMs?: number } = {}): Promise<void> {
     if (this.#closing) return;

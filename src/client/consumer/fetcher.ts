@@ -22,6 +22,7 @@
 // a truncation, handled as a validation answer; above it only buffered data is wrong, and the
 // partition is fetched again from its position.
 
+import { BrokerLink } from '../../net/broker-link.js';
 import { FetchSessionHandler, type SessionPartition } from '../../net/fetch-session-handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
@@ -487,16 +488,26 @@ export class Fetcher {
 
   /**
    * Closes the fetch sessions on the brokers (FINAL_EPOCH, as Java's consumer does on close) so
-   * they do not hold cache slots until evicted; best effort, bounded by `timeoutMs`.
+   * they do not hold cache slots until evicted; best effort, bounded by `timeoutMs`. A broker
+   * reads a connection's next request only once it has answered the previous one, so behind a
+   * Fetch that still long-polls (up to fetch.max.wait.ms) the close would wait that long: there
+   * it goes over a connection of its own — a broker finds a session by its id, whatever the
+   * connection — and the long poll is abandoned, not awaited.
    */
   async closeSessions(timeoutMs: number): Promise<void> {
     // No new fetch from here on: one sent after the close would open a new session.
     this.#closingSessions = true;
     const closing: Promise<unknown>[] = [];
+    const ownLinks: BrokerLink[] = [];
     for (const [node, handler] of this.#sessions) {
-      const link = this.#pool.link(node);
+      const shared = this.#pool.link(node);
       const parts = handler.closeRequest();
-      if (link === undefined || parts === null) continue;
+      if (shared === undefined || parts === null) continue;
+      let link = shared;
+      if (this.#inFlight.has(node)) {
+        link = new BrokerLink(node, shared.host, shared.port, this.#pool.options);
+        ownLinks.push(link);
+      }
       const body = {
         clusterId: null,
         replicaId: -1,
@@ -513,7 +524,17 @@ export class Fetcher {
       };
       closing.push(link.request(fetchApi, body, { minVersion: 7, timeoutMs }).catch(() => {}));
     }
-    await Promise.all(closing);
+    // The request timeout starts once a request is written: the connect of an own link is
+    // bounded here too.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(closing),
+      new Promise((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    for (const l of ownLinks) l.close();
   }
 
   close(): void {

@@ -18,6 +18,8 @@ import { leaderedPartitions, partitionRanges, tpKey } from './offsets.js';
 
 export interface GroupSummary {
   groupId: string;
+  /** "classic", or "consumer" for a KIP-848 group. */
+  type: string;
   state: string;
   protocolType: string;
   members: number;
@@ -75,6 +77,8 @@ export function summarize(read: GroupsRead, ends: ReadonlyMap<string, number> | 
       const d = read.described.get(g.groupId);
       return {
         groupId: g.groupId,
+        // The description is the later answer: a group may have changed protocol since the listing.
+        type: d?.type ?? g.type,
         state: d?.state ?? g.state,
         protocolType: g.protocolType,
         members: d?.members.length ?? 0,
@@ -105,6 +109,13 @@ export async function groupSummaries(v: Viewer): Promise<GroupSummary[]> {
   const ends = await v.cache.ends(committedPartitions(read, topics)).catch(() => null);
   return summarize(read, ends);
 }
+
+/** The order of every partition list of the group pages: by topic, then partition. */
+const byPartition = (a: TopicPartition, b: TopicPartition): number =>
+  a.topic.localeCompare(b.topic) || a.partition - b.partition;
+
+const partitionList = (tps: readonly TopicPartition[]): TopicPartition[] =>
+  tps.map((tp) => ({ topic: tp.topic, partition: tp.partition })).sort(byPartition);
 
 async function describeOne(admin: Admin, groupId: string): Promise<GroupDescription> {
   const [d] = await admin.describeGroups([groupId]);
@@ -152,19 +163,31 @@ export async function groupDetail(clients: ConsoleClients, groupId: string) {
         host: m?.clientHost ?? null,
       };
     })
-    .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    .sort(byPartition);
   return {
     groupId,
+    type: d.type,
     state: d.state,
     protocolType: d.protocolType,
+    /** The assignor: the classic leader's choice, or a consumer group's server-side assignor. */
     protocol: d.protocol,
     coordinator: d.coordinator,
+    // Consumer groups only (null in a classic group): the epoch of the group's latest change and
+    // the epoch of the target assignment computed for it (behind while the assignor runs).
+    groupEpoch: d.groupEpoch,
+    assignmentEpoch: d.targetAssignmentEpoch,
     members: d.members.map((m) => ({
       memberId: m.memberId,
       groupInstanceId: m.groupInstanceId,
       clientId: m.clientId,
       host: m.clientHost,
-      assignment: m.assignment.map((tp) => ({ topic: tp.topic, partition: tp.partition })),
+      assignment: partitionList(m.assignment),
+      // Consumer groups: the member's epoch, where the coordinator is moving it (the difference
+      // to `assignment` is being revoked or waits for another member to release it), and whether
+      // it speaks the consumer protocol (false: a classic member of a group being migrated).
+      memberEpoch: m.memberEpoch,
+      targetAssignment: m.targetAssignment === null ? null : partitionList(m.targetAssignment),
+      upgraded: m.upgraded,
     })),
     offsets,
     totalLag: offsets.reduce((s, o) => s + (o.lag ?? 0), 0),
@@ -238,7 +261,7 @@ export async function resetOffsets(admin: Admin, groupId: string, body: Record<s
       }
       return { ...tp, current, target: Math.min(r.end, Math.max(r.start, target)) };
     })
-    .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    .sort(byPartition);
   if (execute) {
     if (d.state !== 'Empty' && d.state !== 'Dead')
       throw new ApiError(

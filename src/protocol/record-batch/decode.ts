@@ -88,13 +88,20 @@ export class RecordCursor implements Iterable<RecordCursor> {
       return false;
     }
     if (p >= end) throw invalidRecord(`records end after ${this.index + 1} of ${this.#count} records`);
-    // Each field: inline fast path for the common 1-byte varint, shared slow path otherwise.
+    // Each field: inline fast paths for the common 1- and 2-byte varints (a 1 KiB value's length
+    // and a record's length take two bytes, an offset delta past 63 too), the shared bounded
+    // slow path otherwise. A 2-byte path decodes exactly what `readVarint` would: its second
+    // byte has no continuation bit, so the value is below 2^14.
     const c = this.#c;
     let b = data[p]!;
     let length: number;
     if (b < 0x80) {
       length = (b >>> 1) ^ -(b & 1);
       p++;
+    } else if (p + 1 < end && data[p + 1]! < 0x80) {
+      const u = (b & 0x7f) | (data[p + 1]! << 7);
+      length = (u >>> 1) ^ -(u & 1);
+      p += 2;
     } else {
       c.pos = p;
       length = readVarint(data, c, end);
@@ -103,10 +110,16 @@ export class RecordCursor implements Iterable<RecordCursor> {
     const recEnd = p + length;
     if (length < 6 || recEnd > end) throw invalidRecord(`record length ${length} out of bounds`);
     this.recordAttributes = data[p++]!;
+    // Length ≥ 6 leaves at least five bytes here: the first byte of each field up to the key
+    // length is in bounds; every second byte is checked.
     b = data[p]!;
     if (b < 0x80) {
       this.timestampDelta = (b >>> 1) ^ -(b & 1);
       p++;
+    } else if (p + 1 < recEnd && data[p + 1]! < 0x80) {
+      const u = (b & 0x7f) | (data[p + 1]! << 7);
+      this.timestampDelta = (u >>> 1) ^ -(u & 1);
+      p += 2;
     } else {
       c.pos = p;
       this.timestampDelta = readVarlong(data, c, recEnd);
@@ -116,29 +129,60 @@ export class RecordCursor implements Iterable<RecordCursor> {
     if (b < 0x80) {
       this.offsetDelta = (b >>> 1) ^ -(b & 1);
       p++;
+    } else if (p + 1 < recEnd && data[p + 1]! < 0x80) {
+      const u = (b & 0x7f) | (data[p + 1]! << 7);
+      this.offsetDelta = (u >>> 1) ^ -(u & 1);
+      p += 2;
     } else {
       c.pos = p;
       this.offsetDelta = readVarint(data, c, recEnd);
       p = c.pos;
     }
-    c.pos = p;
-    const keyLength = readVarint(data, c, recEnd);
-    p = c.pos;
+    b = p < recEnd ? data[p]! : 0x80;
+    let keyLength: number;
+    if (b < 0x80) {
+      keyLength = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      c.pos = p;
+      keyLength = readVarint(data, c, recEnd);
+      p = c.pos;
+    }
     if (keyLength < -1 || p + keyLength > recEnd)
       throw invalidRecord(`key length ${keyLength} out of bounds`);
     this.keyOffset = p;
     this.keyLength = keyLength;
-    if (keyLength > 0) c.pos = p += keyLength;
-    const valueLength = readVarint(data, c, recEnd);
-    p = c.pos;
+    if (keyLength > 0) p += keyLength;
+    b = p < recEnd ? data[p]! : 0x80;
+    let valueLength: number;
+    if (b < 0x80) {
+      valueLength = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else if (p + 1 < recEnd && data[p + 1]! < 0x80) {
+      const u = (b & 0x7f) | (data[p + 1]! << 7);
+      valueLength = (u >>> 1) ^ -(u & 1);
+      p += 2;
+    } else {
+      c.pos = p;
+      valueLength = readVarint(data, c, recEnd);
+      p = c.pos;
+    }
     if (valueLength < -1 || p + valueLength > recEnd) {
       throw invalidRecord(`value length ${valueLength} out of bounds`);
     }
     this.valueOffset = p;
     this.valueLength = valueLength;
-    if (valueLength > 0) c.pos = p += valueLength;
-    const headerCount = readVarint(data, c, recEnd);
-    p = c.pos;
+    if (valueLength > 0) p += valueLength;
+    b = p < recEnd ? data[p]! : 0x80;
+    let headerCount: number;
+    if (b < 0x80) {
+      headerCount = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      c.pos = p;
+      headerCount = readVarint(data, c, recEnd);
+      p = c.pos;
+    }
     // Each header takes at least two bytes (two one-byte lengths).
     if (headerCount < 0 || headerCount * 2 > recEnd - p) {
       throw invalidRecord(`header count ${headerCount} out of bounds`);

@@ -66,20 +66,49 @@ export interface BatchHeader {
  */
 export function readBatchHeader(buf: Buffer, pos = 0): BatchHeader {
   return {
-    baseOffset: buf.readBigInt64BE(pos + BASE_OFFSET_OFFSET),
+    baseOffset: readInt64(buf, pos + BASE_OFFSET_OFFSET),
     length: buf.readInt32BE(pos + LENGTH_OFFSET),
     partitionLeaderEpoch: buf.readInt32BE(pos + PARTITION_LEADER_EPOCH_OFFSET),
     magic: buf.readInt8(pos + MAGIC_OFFSET),
     crc: buf.readUInt32BE(pos + CRC_OFFSET),
     attributes: buf.readInt16BE(pos + ATTRIBUTES_OFFSET),
     lastOffsetDelta: buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET),
-    baseTimestamp: buf.readBigInt64BE(pos + BASE_TIMESTAMP_OFFSET),
-    maxTimestamp: buf.readBigInt64BE(pos + MAX_TIMESTAMP_OFFSET),
-    producerId: buf.readBigInt64BE(pos + PRODUCER_ID_OFFSET),
+    baseTimestamp: readInt64(buf, pos + BASE_TIMESTAMP_OFFSET),
+    maxTimestamp: readInt64(buf, pos + MAX_TIMESTAMP_OFFSET),
+    producerId: readInt64(buf, pos + PRODUCER_ID_OFFSET),
     producerEpoch: buf.readInt16BE(pos + PRODUCER_EPOCH_OFFSET),
     baseSequence: buf.readInt32BE(pos + BASE_SEQUENCE_OFFSET),
     recordCount: buf.readInt32BE(pos + RECORDS_COUNT_OFFSET),
   };
+}
+
+const TWO_32 = 0x1_0000_0000;
+
+/**
+ * A big-endian int64 (`readBigInt64BE`'s value) with one BigInt conversion, and none for 0 and
+ * -1 (a producer's BaseOffset, "no producer id"): `readBigInt64BE` builds each value from two
+ * BigInts, a shift and an add, four heap numbers for every field of every produced batch.
+ */
+export function readInt64(buf: Buffer, pos: number): bigint {
+  const hi = buf.readInt32BE(pos);
+  const lo = buf.readUInt32BE(pos + 4);
+  if (hi === 0 && lo === 0) return 0n;
+  if (hi === -1 && lo === 0xffffffff) return -1n;
+  // |value| < 2^53: the number is exact.
+  if (hi >= -0x20_0000 && hi < 0x20_0000) return BigInt(hi * TWO_32 + lo);
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}
+
+/** `writeBigInt64BE` without BigInt arithmetic for values a number holds exactly. */
+export function writeInt64(buf: Buffer, value: bigint, pos: number): void {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) {
+    buf.writeBigInt64BE(value, pos);
+    return;
+  }
+  const hi = Math.floor(n / TWO_32);
+  buf.writeInt32BE(hi, pos);
+  buf.writeUInt32BE(n - hi * TWO_32, pos + 4);
 }
 
 /** Size in bytes of the whole batch at `pos` (LOG_OVERHEAD + Length). */
@@ -119,7 +148,7 @@ export function verifyBatchCrc(buf: Buffer, pos = 0): boolean {
 
 /** Rewrites BaseOffset in place. Not covered by the CRC, so nothing else changes. */
 export function setBaseOffset(buf: Buffer, pos: number, baseOffset: bigint): void {
-  buf.writeBigInt64BE(baseOffset, pos + BASE_OFFSET_OFFSET);
+  writeInt64(buf, baseOffset, pos + BASE_OFFSET_OFFSET);
 }
 
 /** Rewrites PartitionLeaderEpoch in place. Not covered by the CRC. */

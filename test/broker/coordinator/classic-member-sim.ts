@@ -127,6 +127,18 @@ export class SimClassic {
     });
   }
 
+  /**
+   * A heartbeat as a client in the stable phase takes it: true when it must rejoin — a rebalance,
+   * or its membership lost (then it owns nothing, and an unknown member starts over without id).
+   */
+  async heartbeatOrRejoin(): Promise<boolean> {
+    const code = await this.heartbeat();
+    const lost = code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.ILLEGAL_GENERATION;
+    if (lost) this.owned = [];
+    if (code === ErrorCode.UNKNOWN_MEMBER_ID) this.memberId = '';
+    return lost || code === ErrorCode.REBALANCE_IN_PROGRESS;
+  }
+
   /** Join then sync until the member holds a settled assignment (a cooperative one may need two rounds). */
   async rejoin(): Promise<void> {
     for (let round = 0; round < 5; round++) {

@@ -6,7 +6,11 @@ import type {
   TopicCatalog,
   TopicPartitionIds,
 } from '../../../src/broker/coordinator/group/consumer-group-types.js';
-import { type GroupConfig, GroupCoordinator } from '../../../src/broker/coordinator/group/index.js';
+import {
+  type GroupConfig,
+  GroupCoordinator,
+  type OffsetCommitRequest,
+} from '../../../src/broker/coordinator/group/index.js';
 import { InMemoryPartitionWriter, MockClock } from '../../../src/broker/coordinator/runtime/index.js';
 
 /** A 22-character Kafka-style uuid text for a topic name (stable, unique enough for tests). */
@@ -115,6 +119,32 @@ export async function consumerHarness(catalog: FakeCatalog, config: Partial<Grou
         | undefined;
       return gc.runtime.read(p, (s) => (shard = s)).then(() => shard!);
     },
+  };
+}
+
+/** An OffsetCommit of a group member: `offsets` as [partition, offset] of `topic`, no metadata. */
+export function memberCommit(
+  groupId: string,
+  member: { memberId: string; generationId: number; apiVersion: number },
+  topic: string,
+  offsets: ReadonlyArray<readonly [number, bigint]>,
+): OffsetCommitRequest {
+  return {
+    groupId,
+    ...member,
+    groupInstanceId: null,
+    retentionTimeMs: -1,
+    topics: [
+      {
+        name: topic,
+        partitions: offsets.map(([partition, offset]) => ({
+          partition,
+          offset,
+          leaderEpoch: -1,
+          metadata: null,
+        })),
+      },
+    ],
   };
 }
 

@@ -21,12 +21,7 @@ class ClassicDriver {
   async step(): Promise<void> {
     const { c } = this;
     if (this.phase === 'stable') {
-      const code = await c.heartbeat();
-      if (code === ErrorCode.REBALANCE_IN_PROGRESS) this.phase = 'join';
-      else if (code === ErrorCode.UNKNOWN_MEMBER_ID) {
-        c.memberId = '';
-        this.#lost();
-      } else if (code === ErrorCode.ILLEGAL_GENERATION) this.#lost();
+      if (await c.heartbeatOrRejoin()) this.phase = 'join';
     } else if (this.phase === 'join') {
       const r = await c.join();
       if (r.errorCode === ErrorCode.NONE) this.phase = 'sync';

@@ -6,10 +6,14 @@
 // and the error codes of classic requests to a consumer group.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeSubscription } from '../../../src/client/consumer/assignors/consumer-protocol.js';
+import {
+  decodeAssignment,
+  encodeAssignment,
+  encodeSubscription,
+} from '../../../src/client/consumer/assignors/consumer-protocol.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { assertDisjoint, formClassicGroup, SimClassic } from './classic-member-sim.js';
-import { consumerHarness, FakeCatalog, SimMember } from './consumer-group-harness.js';
+import { consumerHarness, FakeCatalog, memberCommit, SimMember } from './consumer-group-harness.js';
 
 type Harness = Awaited<ReturnType<typeof consumerHarness>>;
 
@@ -28,6 +32,16 @@ async function classicGroupOf(h: Harness, groupId: string, n: number, partitions
   );
   await formClassicGroup(members, 't', partitions, () => h.advance(0));
   return members;
+}
+
+/** A Stable classic group of two cooperative members, `t`'s six partitions in two ranges. */
+async function cooperativeGroupOf(h: Harness): Promise<SimClassic[]> {
+  const classic = Array.from(
+    { length: 2 },
+    (_, i) => new SimClassic(() => h.gc, 'g', `coop-${i}`, ['t'], { cooperative: true }),
+  );
+  await formClassicGroup(classic, 't', 6, () => h.advance(0));
+  return classic;
 }
 
 test('upgrade: a consumer-protocol member joins a classic group with members; the classic members keep working through the classic protocol', async () => {
@@ -100,11 +114,7 @@ test('upgrade survives a coordinator restart: the classic members and their meta
 
 test('cooperative classic members revoke only what moves: the partition stays with its owner until its rejoin no longer lists it', async () => {
   const h = await consumerHarness(new FakeCatalog().add('t', 6));
-  const classic = Array.from(
-    { length: 2 },
-    (_, i) => new SimClassic(() => h.gc, 'g', `coop-${i}`, ['t'], { cooperative: true }),
-  );
-  await formClassicGroup(classic, 't', 6, () => h.advance(0));
+  const classic = await cooperativeGroupOf(h);
   const generation = classic[0]!.generation;
   const m = new SimMember(h, 'g', 'modern', ['t']);
   await m.heartbeat();
@@ -129,6 +139,48 @@ test('cooperative classic members revoke only what moves: the partition stays wi
   await m.heartbeat();
   assertDisjoint(classic, [m], 'settled');
   assert.deepEqual([...classic.map((x) => x.owned.length), countOf(m)], [2, 2, 2]);
+});
+
+test('upgrade while a cooperative member has not synced its new assignment: what its subscription lists as owned stays its own', async () => {
+  const h = await consumerHarness(new FakeCatalog().add('t', 6));
+  const classic = await cooperativeGroupOf(h);
+  const [c0, c1] = classic as [SimClassic, SimClassic];
+  assert.deepEqual(
+    [c0.owned, c1.owned],
+    [
+      ['t-0', 't-1', 't-2'],
+      ['t-3', 't-4', 't-5'],
+    ],
+  );
+  // A classic rebalance: both rejoin listing what they own; the leader takes t-5 from c1 (to
+  // move it later) and syncs; c1 has not synced yet and still works on t-3, t-4 and t-5.
+  const joins = [c0.join(), c1.join()];
+  await h.advance(0);
+  const [j0, j1] = await Promise.all(joins);
+  const leader = [c0, c1][[j0, j1].findIndex((j) => j!.members.length > 0)]!;
+  const assignment = (ps: number[]) =>
+    encodeAssignment({ partitions: ps.map((partition) => ({ topic: 't', partition })), userData: null });
+  const s = await leader.sync([
+    { memberId: c0.memberId, assignment: assignment([0, 1, 2]) },
+    { memberId: c1.memberId, assignment: assignment([3, 4]) },
+  ]);
+  assert.equal(s.errorCode, 0);
+  assert.deepEqual(c1.owned, ['t-3', 't-4', 't-5']);
+  // The upgrade now must not hand t-5 to the new member while c1 still holds it.
+  const m = new SimMember(h, 'g', 'modern', ['t']);
+  assert.equal((await m.heartbeat()).errorCode, 0);
+  await m.heartbeat();
+  assertDisjoint(classic, [m], 'right after the upgrade');
+  // Everyone settles: c1 learns of the new epoch, gives up what moves, the new member gets it.
+  for (let i = 0; i < 3; i++) {
+    for (const c of classic) {
+      if ((await c.heartbeat()) !== ErrorCode.NONE) await c.rejoin();
+      assertDisjoint(classic, [m], `${c.clientId} rejoined`);
+    }
+    await m.heartbeat();
+    assertDisjoint(classic, [m], 'settling');
+  }
+  assert.equal(c0.owned.length + c1.owned.length + countOf(m), 6);
 });
 
 test('downgrade: the last consumer-protocol member leaves, the group is classic again and rebalances; the restart keeps it classic', async () => {
@@ -163,12 +215,13 @@ test('downgrade: the last consumer-protocol member leaves, the group is classic 
   for (const c of classic) assert.equal(await c.heartbeat(), ErrorCode.NONE);
 });
 
-test('downgrade right after the upgrade: each member holds its target assignment in the rebuilt classic group, persisted', async () => {
+test('downgrade right after the upgrade: each member holds what it still owns (not its target) in the rebuilt classic group, persisted', async () => {
   const h = await consumerHarness(new FakeCatalog().add('t', 6));
   const classic = await classicGroupOf(h, 'g', 2);
   const m = new SimMember(h, 'g', 'modern', ['t']);
   await m.heartbeat();
-  // Leaves before anyone moved: the classic group's assignments are the consumer group's targets.
+  // Leaves before anyone revoked anything: each classic member still works on its three
+  // partitions, though its target (with the modern member in) had fewer.
   await m.leave();
   await h.restart();
   const shard = await h.shard('g');
@@ -176,7 +229,13 @@ test('downgrade right after the upgrade: each member holds its target assignment
   assert.equal(g.state, 'Stable');
   assert.equal(g.protocolName, 'range');
   assert.equal(g.members.size, 2);
-  for (const c of classic) assert.ok(g.members.get(c.memberId)!.assignment.length > 0);
+  for (const c of classic)
+    assert.deepEqual(
+      decodeAssignment(g.members.get(c.memberId)!.assignment)
+        .partitions.map((tp) => `${tp.topic}-${tp.partition}`)
+        .sort(),
+      [...c.owned].sort(),
+    );
 });
 
 test('policy: disabled and downgrade refuse the upgrade (GROUP_ID_NOT_FOUND); upgrade keeps the consumer group when its last such member leaves', async () => {
@@ -385,15 +444,7 @@ test('offsets: a classic member of a consumer group commits and fetches with its
   await c.rejoin();
   const commit = (memberId: string, generationId: number, apiVersion: number) =>
     h.gc
-      .commitOffsets({
-        groupId: 'g',
-        generationId,
-        memberId,
-        groupInstanceId: null,
-        retentionTimeMs: -1,
-        apiVersion,
-        topics: [{ name: 't', partitions: [{ partition: 0, offset: 7n, leaderEpoch: -1, metadata: null }] }],
-      })
+      .commitOffsets(memberCommit('g', { memberId, generationId, apiVersion }, 't', [[0, 7n]]))
       .then((r) => r[0]!.partitions[0]!.errorCode);
   assert.equal(await commit(c.memberId, c.generation, 5), 0, 'any version for a classic member');
   assert.equal(await commit(c.memberId, c.generation + 1, 5), ErrorCode.ILLEGAL_GENERATION);

@@ -180,7 +180,7 @@ test('fenced then unfenced, or the ISR growing back to min.insync.replicas: the 
   const [l, f2, f3] = b as [SimBroker, SimBroker, SimBroker];
   try {
     await produce(l, [2]);
-    l.partition.fence(); // e.g. this broker found it did not run for half its session
+    l.partition.fence(1n); // e.g. this broker found it did not run for half its session
     await rejectsWith(
       l.partition.appendAsLeader(idem(1, 2), 1, 1),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -250,7 +250,7 @@ test('the refused predecessors are followed across the sequence wrap-around', as
   try {
     const max = 0x7fffffff;
     await l.partition.appendAsLeader(idem(2, max - 3), 1, 1); // max-3..max-2
-    l.partition.fence();
+    l.partition.fence(1n);
     await rejectsWith(
       l.partition.appendAsLeader(idem(2, max - 1), 1, 1),
       ErrorCode.NOT_LEADER_OR_FOLLOWER,

@@ -28,6 +28,7 @@ import { produceApi } from '../../../src/protocol/messages/generated/produce.js'
 import { encodeRecordBatchSync } from '../../../src/protocol/record-batch/encode.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
 import { PASSWORDS, plainJaas } from '../sasl/support.js';
+import { fetchRequest } from '../support/wire.js';
 
 let broker: TestBroker;
 let open: TestBroker;
@@ -142,36 +143,8 @@ const metadata = (topics: string[] | null, allowAutoTopicCreation = false) => ({
   includeTopicAuthorizedOperations: true,
   includeClusterAuthorizedOperations: true,
 });
-const fetch = (topic: string) => ({
-  clusterId: null,
-  replicaId: -1,
-  replicaState: { replicaId: -1, replicaEpoch: -1n },
-  maxWaitMs: 0,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-  sessionId: 0,
-  sessionEpoch: -1,
-  topics: [
-    {
-      topic,
-      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-      partitions: [
-        {
-          partition: 0,
-          currentLeaderEpoch: -1,
-          fetchOffset: 0n,
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: 1 << 20,
-          replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        },
-      ],
-    },
-  ],
-  forgottenTopicsData: [],
-  rackId: '',
-});
+const fetch = (topic: string) =>
+  fetchRequest(topic, { partition: 0, offset: 0n }, { minBytes: 1, maxBytes: 1 << 20 });
 
 test('Produce: WRITE on the topic, else TOPIC_AUTHORIZATION_FAILED; transactional records need the id', async () => {
   const alice = link('alice');

@@ -1,14 +1,13 @@
 // Old-protocol helpers for tests: hand-built legacy messages (so hostile variants are easy),
-// Produce v0-2 and Fetch v0-3 requests, and a look at the stored v2 batches.
+// Produce v0-2 requests, and a look at the stored v2 batches (Fetch v0-3: `fetchOnce` in
+// wire.ts with a `version`).
 
 import zlib from 'node:zlib';
 import { compressSync } from '../../../src/protocol/compression/index.js';
-import { fetchApi } from '../../../src/protocol/messages/generated/fetch.js';
 import { produceApi } from '../../../src/protocol/messages/generated/produce.js';
 import { iterateBatches, readBatchHeader } from '../../../src/protocol/record-batch/index.js';
 import type { RawClient } from './raw-client.js';
-
-const ZERO = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { fetchOnce } from './wire.js';
 
 function bytes(b: Buffer | null): Buffer {
   const len = Buffer.alloc(4);
@@ -74,57 +73,9 @@ export async function produceLegacy(
   return r.responses[0]!.partitionResponses[0]!;
 }
 
-export interface FetchOptions {
-  maxWaitMs?: number;
-  minBytes?: number;
-  partitionMaxBytes?: number;
-  isolationLevel?: number;
-}
-
-/** One partition's answer to a Fetch of `version` (sessionless, by name). */
-export async function fetchPartition(
-  c: RawClient,
-  version: number,
-  topic: string,
-  fetchOffset: bigint,
-  o: FetchOptions = {},
-) {
-  const r = await c.request(fetchApi, version, {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: o.maxWaitMs ?? 0,
-    minBytes: o.minBytes ?? 0,
-    maxBytes: 4 << 20,
-    isolationLevel: o.isolationLevel ?? 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        topicId: ZERO,
-        partitions: [
-          {
-            partition: 0,
-            currentLeaderEpoch: -1,
-            fetchOffset,
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: o.partitionMaxBytes ?? 1 << 20,
-            replicaDirectoryId: ZERO,
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  });
-  return r.responses[0]!.partitions[0]!;
-}
-
 /** Headers of the stored batches (Fetch v11 from offset 0, read_uncommitted). */
 export async function storedHeaders(c: RawClient, topic: string) {
-  const p = await fetchPartition(c, 11, topic, 0n);
+  const p = await fetchOnce(c, topic, 0, 0n);
   const records = p.records ?? Buffer.alloc(0);
   return [...iterateBatches(records)].map((b) => readBatchHeader(records, b.position));
 }

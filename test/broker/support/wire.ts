@@ -1,8 +1,10 @@
-// Typed shortcuts over RawClient for tests: produce one batch, fetch a partition to the end,
-// create a topic.
+// Typed shortcuts over RawClient for tests: create a topic, produce one batch, a partition's
+// offset from ListOffsets, the one Fetch request body of the tests and benches, fetch a
+// partition once or to the end.
 
 import { createTopicsApi } from '../../../src/protocol/messages/generated/create-topics.js';
-import { fetchApi } from '../../../src/protocol/messages/generated/fetch.js';
+import { type FetchRequest, fetchApi } from '../../../src/protocol/messages/generated/fetch.js';
+import { listOffsetsApi } from '../../../src/protocol/messages/generated/list-offsets.js';
 import { produceApi } from '../../../src/protocol/messages/generated/produce.js';
 import {
   type DecodedRecord,
@@ -33,6 +35,7 @@ export async function createTopic(
   return r.topics[0]!.errorCode;
 }
 
+/** One Produce of `records` to one partition: its partition answer. */
 export async function produce(
   c: RawClient,
   topic: string,
@@ -40,9 +43,10 @@ export async function produce(
   records: Buffer,
   acks = 1,
   version = 9,
+  transactionalId: string | null = null,
 ) {
   const r = await c.request(produceApi, version, {
-    transactionalId: null,
+    transactionalId,
     acks,
     timeoutMs: 5000,
     topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
@@ -50,38 +54,124 @@ export async function produce(
   return r.responses[0]!.partitionResponses[0]!;
 }
 
-/** One Fetch (v11, read_uncommitted, no wait) of `partition` from `offset`: its partition answer. */
-export async function fetchOnce(c: RawClient, topic: string, partition: number, offset: bigint) {
-  const r = await c.request(fetchApi, 11, {
-    clusterId: null,
+/** The offset ListOffsets (v7, read_uncommitted) answers for `timestamp` (-1: the log end). */
+export async function listOffset(
+  c: RawClient,
+  topic: string,
+  partition: number,
+  timestamp = -1n,
+): Promise<bigint> {
+  const r = await c.request(listOffsetsApi, 7, {
     replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 4 << 20,
     isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
+    timeoutMs: 5000,
     topics: [
       {
-        topic,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition,
-            currentLeaderEpoch: -1,
-            fetchOffset: offset,
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: 1 << 20,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
+        name: topic,
+        partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }],
       },
     ],
-    forgottenTopicsData: [],
-    rackId: '',
   });
+  const p = r.topics[0]!.partitions[0]!;
+  if (p.errorCode !== 0) throw new Error(`ListOffsets ${topic}-${partition}: error ${p.errorCode}`);
+  return p.offset;
+}
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** One partition of a Fetch request; the per-partition fields it leaves out come from the options. */
+export interface FetchAt {
+  partition: number;
+  offset: bigint;
+  partitionMaxBytes?: number;
+  currentLeaderEpoch?: number;
+  lastFetchedEpoch?: number;
+}
+
+/**
+ * What a test's Fetch changes from a consumer's sessionless, read_uncommitted fetch by topic
+ * name that does not wait. Per-partition values apply to every partition without its own.
+ */
+export interface FetchOptions {
+  /** `fetchOnce` only: the request version (11). */
+  version?: number;
+  /** `fetchOnce` only: how long the broker may take, before scaling (RawClient's default). */
+  timeoutMs?: number;
+  /** A follower's broker id (-1: a consumer). */
+  replicaId?: number;
+  maxWaitMs?: number;
+  minBytes?: number;
+  /** 4 MiB. */
+  maxBytes?: number;
+  /** 0 read_uncommitted, 1 read_committed. */
+  isolationLevel?: number;
+  sessionId?: number;
+  sessionEpoch?: number;
+  /** Fetch by topic id (v13+) instead of by name. */
+  topicId?: string;
+  /** Partitions to drop from the fetch session. */
+  forget?: number[];
+  /** 1 MiB. */
+  partitionMaxBytes?: number;
+  currentLeaderEpoch?: number;
+  logStartOffset?: bigint;
+}
+
+/**
+ * The one Fetch request body of the tests and benches: `partitions` of `topic` (none: no topic,
+ * as an incremental fetch that changes nothing).
+ */
+export function fetchRequest(
+  topic: string,
+  partitions: FetchAt | readonly FetchAt[],
+  o: FetchOptions = {},
+): FetchRequest {
+  const list: readonly FetchAt[] = 'partition' in partitions ? [partitions] : partitions;
+  const topicId = o.topicId ?? ZERO_UUID;
+  const replicaId = o.replicaId ?? -1;
+  return {
+    clusterId: null,
+    replicaId,
+    replicaState: { replicaId, replicaEpoch: -1n },
+    maxWaitMs: o.maxWaitMs ?? 0,
+    minBytes: o.minBytes ?? 0,
+    maxBytes: o.maxBytes ?? 4 << 20,
+    isolationLevel: o.isolationLevel ?? 0,
+    sessionId: o.sessionId ?? 0,
+    sessionEpoch: o.sessionEpoch ?? -1,
+    topics:
+      list.length === 0
+        ? []
+        : [
+            {
+              topic,
+              topicId,
+              partitions: list.map((at) => ({
+                partition: at.partition,
+                currentLeaderEpoch: at.currentLeaderEpoch ?? o.currentLeaderEpoch ?? -1,
+                fetchOffset: at.offset,
+                lastFetchedEpoch: at.lastFetchedEpoch ?? -1,
+                logStartOffset: o.logStartOffset ?? -1n,
+                partitionMaxBytes: at.partitionMaxBytes ?? o.partitionMaxBytes ?? 1 << 20,
+                replicaDirectoryId: ZERO_UUID,
+              })),
+            },
+          ],
+    forgottenTopicsData: o.forget ? [{ topic, topicId, partitions: o.forget }] : [],
+    rackId: '',
+  };
+}
+
+/** One Fetch (v11 unless `o.version`) of `partition` from `offset`: its partition answer. */
+export async function fetchOnce(
+  c: RawClient,
+  topic: string,
+  partition: number,
+  offset: bigint,
+  o: FetchOptions = {},
+) {
+  const version = o.version ?? 11;
+  const r = await c.request(fetchApi, version, fetchRequest(topic, { partition, offset }, o), o.timeoutMs);
   return r.responses[0]!.partitions[0]!;
 }
 

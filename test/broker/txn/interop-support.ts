@@ -1,6 +1,7 @@
 // Helpers for the transaction interop tests (test/interop/txn-*.test.ts): Python scripts run
-// with Debian's confluent-kafka (librdkafka 2.0.2), kcat reads with either isolation level,
-// and a raw ListOffsets for the LSO of a broker in another process.
+// with Debian's confluent-kafka (librdkafka 2.0.2) — a read_committed reader among them —, kcat
+// reads with either isolation level, and a raw ListOffsets for the LSO of a broker in another
+// process.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { listOffsetsApi } from '../../../src/protocol/messages/generated/list-offsets.js';
@@ -94,6 +95,58 @@ export async function runPython(
     .toString()
     .split('\n')
     .filter((l) => l !== '');
+}
+
+const PY_READ_COMMITTED = `
+import sys, json, time
+from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING, KafkaError
+bootstrap, deadline = sys.argv[1], time.time() + float(sys.argv[2])
+tps = [(t, int(p)) for t, p in (a.rsplit(':', 1) for a in sys.argv[3:])]
+c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'ck-read-committed', 'enable.auto.commit': False,
+              'isolation.level': 'read_committed', 'enable.partition.eof': True})
+c.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in tps])
+rows, eof = [], set()
+while len(eof) < len(tps):
+    if time.time() > deadline:
+        raise SystemExit('timed out; at end of %s' % sorted(eof))
+    m = c.poll(0.5)
+    if m is None:
+        continue
+    if m.error():
+        if m.error().code() == KafkaError._PARTITION_EOF:
+            eof.add((m.topic(), m.partition()))
+            continue
+        raise SystemExit(str(m.error()))
+    eof.discard((m.topic(), m.partition()))
+    rows.append([m.topic(), m.partition(), m.offset(), m.value().decode()])
+c.close()
+print(json.dumps(rows))
+`;
+
+/** One record of one of several topics, as a reader saw it. */
+export interface TopicRecord {
+  topic: string;
+  partition: number;
+  offset: number;
+  value: string;
+}
+
+/**
+ * Every record of the partitions, from their beginning to their end, as confluent-kafka-python
+ * (librdkafka 2.0.2) reads them under read_committed, in the order it received them.
+ */
+export async function ckReadCommitted(
+  bootstrap: string,
+  partitions: readonly { topic: string; partition: number }[],
+): Promise<TopicRecord[]> {
+  const args = partitions.map((tp) => `${tp.topic}:${tp.partition}`);
+  const lines = await runPython(
+    PY_READ_COMMITTED,
+    [bootstrap, scaled(60_000) / 1000, ...args],
+    scaled(90_000),
+  );
+  const rows = JSON.parse(lines.at(-1)!) as [string, number, number, string][];
+  return rows.map(([topic, partition, offset, value]) => ({ topic, partition, offset, value }));
 }
 
 export interface ReadRecord {

@@ -10,18 +10,22 @@ import { after, before, test } from 'node:test';
 import { Admin } from '../../../src/client/admin/admin.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { decodeResponse } from '../../../src/protocol/messages/frame.js';
-import { addPartitionsToTxnApi } from '../../../src/protocol/messages/generated/add-partitions-to-txn.js';
 import { apiVersionsApi } from '../../../src/protocol/messages/generated/api-versions.js';
-import { endTxnApi } from '../../../src/protocol/messages/generated/end-txn.js';
-import { findCoordinatorApi } from '../../../src/protocol/messages/generated/find-coordinator.js';
-import { initProducerIdApi } from '../../../src/protocol/messages/generated/init-producer-id.js';
-import { listOffsetsApi } from '../../../src/protocol/messages/generated/list-offsets.js';
-import { type ProduceRequest, produceApi } from '../../../src/protocol/messages/generated/produce.js';
+import { produceApi } from '../../../src/protocol/messages/generated/produce.js';
 import { encodeRecordBatchSync } from '../../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
 import { scaled } from '../../support/timeouts.js';
 import { RawClient } from '../support/raw-client.js';
-import { createTopic, produce } from '../support/wire.js';
+import { createTopic, listOffset, produce } from '../support/wire.js';
+import {
+  addPartitions,
+  endTxn,
+  initPid,
+  type Pid,
+  produceTo,
+  txnBatch,
+  waitForTxnCoordinator,
+} from './txn-v2-wire-support.js';
 
 const TOPIC = 'verified';
 const T = { timeout: scaled(60_000) };
@@ -33,12 +37,7 @@ before(async () => {
   broker = await startTestBroker();
   c = await RawClient.connect(broker.port);
   assert.equal(await createTopic(c, TOPIC, 8), ErrorCode.NONE);
-  for (let i = 0; ; i++) {
-    const r = await c.request(findCoordinatorApi, 4, { key: '', keyType: 1, coordinatorKeys: ['any'] });
-    if (r.coordinators[0]?.errorCode === ErrorCode.NONE) break;
-    assert.ok(i < scaled(200), 'the transaction coordinator never became available');
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  await waitForTxnCoordinator(c);
 });
 
 after(async () => {
@@ -46,103 +45,25 @@ after(async () => {
   await broker?.close();
 });
 
-interface Pid {
-  id: string;
-  producerId: bigint;
-  producerEpoch: number;
-}
-
-async function initPid(id: string): Promise<Pid> {
-  for (let i = 0; ; i++) {
-    const r = await c.request(initProducerIdApi, 4, {
-      transactionalId: id,
-      transactionTimeoutMs: 60_000,
-      producerId: -1n,
-      producerEpoch: -1,
-    });
-    if (r.errorCode === ErrorCode.NONE)
-      return { id, producerId: r.producerId, producerEpoch: r.producerEpoch };
-    assert.ok(i < scaled(100), `InitProducerId ${id}: error ${r.errorCode}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
-
-async function addPartitions(p: Pid, partitions: number[]): Promise<void> {
-  const r = await c.request(addPartitionsToTxnApi, 3, {
-    transactions: [],
-    v3AndBelowTransactionalId: p.id,
-    v3AndBelowProducerId: p.producerId,
-    v3AndBelowProducerEpoch: p.producerEpoch,
-    v3AndBelowTopics: [{ name: TOPIC, partitions }],
-  });
-  for (const t of r.resultsByTopicV3AndBelow)
-    for (const x of t.resultsByPartition) assert.equal(x.partitionErrorCode, ErrorCode.NONE);
-}
-
-async function endTxn(p: Pid, committed: boolean): Promise<void> {
-  const r = await c.request(endTxnApi, 3, {
-    transactionalId: p.id,
-    producerId: p.producerId,
-    producerEpoch: p.producerEpoch,
-    committed,
-  });
-  assert.equal(r.errorCode, ErrorCode.NONE);
-}
-
-const txnBatch = (p: Pid, seq: number, value: string, epoch = p.producerEpoch): Buffer =>
-  encodeRecordBatchSync([{ value: Buffer.from(value) }], {
-    producerId: p.producerId,
-    producerEpoch: epoch,
-    baseSequence: seq,
-    transactional: true,
-  });
-
-function produceRequest(
-  transactionalId: string | null,
-  partition: number,
-  records: Buffer,
-  acks = -1,
-): ProduceRequest {
-  return {
-    transactionalId,
-    acks,
-    timeoutMs: 5000,
-    topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }],
-  };
-}
-
-async function txnProduce(transactionalId: string | null, partition: number, records: Buffer, version = 9) {
-  const r = await c.request(produceApi, version, produceRequest(transactionalId, partition, records));
-  return r.responses[0]!.partitionResponses[0]!;
+/** EndTxn v3 (protocol v1), which must succeed. */
+async function finish(p: Pid, committed: boolean): Promise<void> {
+  assert.equal((await endTxn(c, 3, p, committed)).errorCode, ErrorCode.NONE);
 }
 
 /** The partition's high watermark and log end offset (one replica: they move together). */
 async function ends(partition: number): Promise<{ hw: bigint; leo: bigint }> {
-  const r = await c.request(listOffsetsApi, 7, {
-    replicaId: -1,
-    isolationLevel: 0,
-    timeoutMs: 5000,
-    topics: [
-      {
-        name: TOPIC,
-        partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }],
-      },
-    ],
-  });
-  const p = r.topics[0]!.partitions[0]!;
-  assert.equal(p.errorCode, ErrorCode.NONE);
-  const leo = broker.services.replicas.get(TOPIC, partition)!.log.logEndOffset;
-  return { hw: p.offset, leo };
+  const hw = await listOffset(c, TOPIC, partition);
+  return { hw, leo: broker.services.replicas.get(TOPIC, partition)!.log.logEndOffset };
 }
 
 test(
   'a transactional Produce without AddPartitionsToTxn: INVALID_TXN_STATE, nothing appended',
   T,
   async () => {
-    const p = await initPid('not-added');
+    const p = await initPid(c, 'not-added');
     const before = await ends(0);
     for (const version of [3, 9]) {
-      const r = await txnProduce(p.id, 0, txnBatch(p, 0, 'ghost'), version);
+      const r = await produceTo(c, version, p.id, TOPIC, 0, txnBatch(p, 0, ['ghost']));
       assert.equal(r.errorCode, ErrorCode.INVALID_TXN_STATE, `Produce v${version}`);
       assert.equal(r.baseOffset, -1n);
       if (version >= 8) assert.equal(r.errorMessage, 'Partition was not added to the transaction');
@@ -158,17 +79,17 @@ test(
     assert.equal(plain.errorCode, ErrorCode.NONE);
     assert.equal(plain.baseOffset, before.leo);
     // Once added, the same producer's batch is accepted.
-    await addPartitions(p, [0]);
-    const ok = await txnProduce(p.id, 0, txnBatch(p, 0, 'now-added'));
+    await addPartitions(c, p, TOPIC, [0]);
+    const ok = await produceTo(c, 9, p.id, TOPIC, 0, txnBatch(p, 0, ['now-added']));
     assert.equal(ok.errorCode, ErrorCode.NONE);
-    await endTxn(p, false);
+    await finish(p, false);
   },
 );
 
 test('a transactional batch without a transactional id is refused too', T, async () => {
-  const p = await initPid('no-id');
+  const p = await initPid(c, 'no-id');
   const before = await ends(5);
-  const r = await txnProduce(null, 5, txnBatch(p, 0, 'anonymous'));
+  const r = await produceTo(c, 9, null, TOPIC, 5, txnBatch(p, 0, ['anonymous']));
   assert.equal(r.errorCode, ErrorCode.INVALID_TXN_STATE);
   assert.deepEqual(await ends(5), before);
 });
@@ -177,36 +98,43 @@ test(
   'with AddPartitionsToTxn: accepted, later batches too, and a new transaction is verified again',
   T,
   async () => {
-    const p = await initPid('added');
-    await addPartitions(p, [1]);
+    const p = await initPid(c, 'added');
+    await addPartitions(c, p, TOPIC, [1]);
     const before = await ends(1);
-    const first = await txnProduce(p.id, 1, txnBatch(p, 0, 'a'));
+    const first = await produceTo(c, 9, p.id, TOPIC, 1, txnBatch(p, 0, ['a']));
     assert.equal(first.errorCode, ErrorCode.NONE);
     assert.equal(first.baseOffset, before.leo);
-    const second = await txnProduce(p.id, 1, txnBatch(p, 1, 'b'));
+    const second = await produceTo(c, 9, p.id, TOPIC, 1, txnBatch(p, 1, ['b']));
     assert.equal(second.errorCode, ErrorCode.NONE);
     assert.equal(second.baseOffset, before.leo + 1n);
-    await endTxn(p, true); // the COMMIT marker ends the transaction on the partition
+    await finish(p, true); // the COMMIT marker ends the transaction on the partition
     const afterCommit = await ends(1);
     assert.equal(afterCommit.leo, before.leo + 3n);
     // The next transaction did not add partition 1: its first batch is refused.
-    const next = await txnProduce(p.id, 1, txnBatch(p, 2, 'c'));
+    const next = await produceTo(c, 9, p.id, TOPIC, 1, txnBatch(p, 2, ['c']));
     assert.equal(next.errorCode, ErrorCode.INVALID_TXN_STATE);
     assert.deepEqual(await ends(1), afterCommit);
-    await addPartitions(p, [1]);
-    const added = await txnProduce(p.id, 1, txnBatch(p, 2, 'c'));
+    await addPartitions(c, p, TOPIC, [1]);
+    const added = await produceTo(c, 9, p.id, TOPIC, 1, txnBatch(p, 2, ['c']));
     assert.equal(added.errorCode, ErrorCode.NONE);
-    await endTxn(p, false);
+    await finish(p, false);
   },
 );
 
 test('pipelined Produce requests of a transaction keep their order behind the verification', T, async () => {
-  const p = await initPid('pipelined');
-  await addPartitions(p, [2]);
+  const p = await initPid(c, 'pipelined');
+  await addPartitions(c, p, TOPIC, [2]);
   const before = await ends(2);
   const ids: number[] = [];
   for (let seq = 0; seq < 5; seq++)
-    ids.push(c.sendRequest(produceApi, 9, produceRequest(p.id, 2, txnBatch(p, seq, `v${seq}`), 1)));
+    ids.push(
+      c.sendRequest(produceApi, 9, {
+        transactionalId: p.id,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [{ name: TOPIC, partitionData: [{ index: 2, records: txnBatch(p, seq, [`v${seq}`]) }] }],
+      }),
+    );
   for (let i = 0; i < ids.length; i++) {
     const frame = await c.nextFrame(scaled(10_000));
     assert.ok(frame, 'a produce response');
@@ -216,19 +144,19 @@ test('pipelined Produce requests of a transaction keep their order behind the ve
     assert.equal(r.errorCode, ErrorCode.NONE, `batch ${i}: ${r.errorMessage}`);
     assert.equal(r.baseOffset, before.leo + BigInt(i));
   }
-  await endTxn(p, true);
+  await finish(p, true);
 });
 
 test('a fenced epoch: INVALID_PRODUCER_EPOCH, nothing appended', T, async () => {
-  const old = await initPid('fenced');
-  const cur = await initPid('fenced'); // epoch + 1
+  const old = await initPid(c, 'fenced');
+  const cur = await initPid(c, 'fenced'); // epoch + 1
   assert.equal(cur.producerId, old.producerId);
-  await addPartitions(cur, [3]);
+  await addPartitions(c, cur, TOPIC, [3]);
   const before = await ends(3);
-  const r = await txnProduce(old.id, 3, txnBatch(old, 0, 'zombie'));
+  const r = await produceTo(c, 9, old.id, TOPIC, 3, txnBatch(old, 0, ['zombie']));
   assert.equal(r.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
   assert.deepEqual(await ends(3), before);
-  await endTxn(cur, false);
+  await finish(cur, false);
 });
 
 test(
@@ -249,15 +177,15 @@ test(
         },
       ]);
     try {
-      const p = await initPid('legacy');
+      const p = await initPid(c, 'legacy');
       const before = await ends(4);
       await set('false');
       const deadline = Date.now() + scaled(20_000);
-      let r = await txnProduce(p.id, 4, txnBatch(p, 0, 'unverified'));
+      let r = await produceTo(c, 9, p.id, TOPIC, 4, txnBatch(p, 0, ['unverified']));
       // The dynamic value reaches the broker through its metadata; a refusal appends nothing.
       while (r.errorCode === ErrorCode.INVALID_TXN_STATE && Date.now() < deadline) {
         await new Promise((res) => setTimeout(res, 50));
-        r = await txnProduce(p.id, 4, txnBatch(p, 0, 'unverified'));
+        r = await produceTo(c, 9, p.id, TOPIC, 4, txnBatch(p, 0, ['unverified']));
       }
       assert.equal(r.errorCode, ErrorCode.NONE);
       assert.equal(r.baseOffset, before.leo);
@@ -269,8 +197,8 @@ test(
       let code: number = ErrorCode.NONE;
       for (let i = 0; code !== ErrorCode.INVALID_TXN_STATE && Date.now() < until; i++) {
         if (i > 0) await new Promise((res) => setTimeout(res, 50));
-        const q = await initPid(`legacy-after-${i}`);
-        code = (await txnProduce(q.id, 6, txnBatch(q, 0, 'x'))).errorCode;
+        const q = await initPid(c, `legacy-after-${i}`);
+        code = (await produceTo(c, 9, q.id, TOPIC, 6, txnBatch(q, 0, ['x']))).errorCode;
       }
       assert.equal(code, ErrorCode.INVALID_TXN_STATE);
     } finally {

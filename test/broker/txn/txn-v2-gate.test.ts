@@ -7,22 +7,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ErrorCode } from '../../../src/protocol/errors.js';
-import { addPartitionsToTxnApi } from '../../../src/protocol/messages/generated/add-partitions-to-txn.js';
 import { apiVersionsApi } from '../../../src/protocol/messages/generated/api-versions.js';
 import { describeTransactionsApi } from '../../../src/protocol/messages/generated/describe-transactions.js';
-import { findCoordinatorApi } from '../../../src/protocol/messages/generated/find-coordinator.js';
-import { txnOffsetCommitApi } from '../../../src/protocol/messages/generated/txn-offset-commit.js';
 import { encodeRecordBatchSync } from '../../../src/protocol/record-batch/index.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
 import { scaled } from '../../support/timeouts.js';
 import { RawClient } from '../support/raw-client.js';
 import { createTopic, fetchAll } from '../support/wire.js';
 import {
+  addPartitions,
   batchesOf,
+  coordinatorOf,
   endTxn,
+  GROUP,
   initPid,
   produceTo,
   txnBatch,
+  txnOffsetCommit,
   waitForTxnCoordinator,
 } from './txn-v2-wire-support.js';
 
@@ -94,46 +95,13 @@ test(
   async () => {
     const { c } = await at(1);
     const p = await initPid(c, 'gated-end');
-    const add = await c.request(addPartitionsToTxnApi, 3, {
-      transactions: [],
-      v3AndBelowTransactionalId: p.id,
-      v3AndBelowProducerId: p.producerId,
-      v3AndBelowProducerEpoch: p.producerEpoch,
-      v3AndBelowTopics: [{ name: TOPIC, partitions: [1] }],
-    });
-    assert.equal(add.resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode, ErrorCode.NONE);
+    await addPartitions(c, p, TOPIC, [1]);
     assert.equal(
       (await produceTo(c, 11, p.id, TOPIC, 1, txnBatch(p, 0, ['v1-data']))).errorCode,
       ErrorCode.NONE,
     );
-    for (let i = 0; ; i++) {
-      const r = await c.request(findCoordinatorApi, 4, {
-        key: '',
-        keyType: 0,
-        coordinatorKeys: ['gated-group'],
-      });
-      if (r.coordinators[0]?.errorCode === ErrorCode.NONE) break;
-      assert.ok(i < scaled(200), 'timed out waiting for the group coordinator');
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    const offsets = await c.request(txnOffsetCommitApi, 5, {
-      transactionalId: p.id,
-      groupId: 'gated-group',
-      producerId: p.producerId,
-      producerEpoch: p.producerEpoch,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [
-            { partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' },
-          ],
-        },
-      ],
-    });
-    assert.equal(offsets.topics[0]!.partitions[0]!.errorCode, ErrorCode.UNSUPPORTED_VERSION);
+    await coordinatorOf(c, GROUP, 'gated-group');
+    assert.equal(await txnOffsetCommit(c, p, 'gated-group', TOPIC, 0, 5n), ErrorCode.UNSUPPORTED_VERSION);
     const refused = await endTxn(c, 5, p, true);
     assert.deepEqual(
       [refused.errorCode, refused.producerId, refused.producerEpoch],

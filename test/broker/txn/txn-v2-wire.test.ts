@@ -10,26 +10,27 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { encodeRequest } from '../../../src/protocol/messages/frame.js';
-import { addPartitionsToTxnApi } from '../../../src/protocol/messages/generated/add-partitions-to-txn.js';
 import { apiVersionsApi } from '../../../src/protocol/messages/generated/api-versions.js';
 import { describeTransactionsApi } from '../../../src/protocol/messages/generated/describe-transactions.js';
 import { endTxnApi } from '../../../src/protocol/messages/generated/end-txn.js';
-import { findCoordinatorApi } from '../../../src/protocol/messages/generated/find-coordinator.js';
 import { offsetFetchApi } from '../../../src/protocol/messages/generated/offset-fetch.js';
 import { produceApi } from '../../../src/protocol/messages/generated/produce.js';
-import { txnOffsetCommitApi } from '../../../src/protocol/messages/generated/txn-offset-commit.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
 import { scaled } from '../../support/timeouts.js';
 import { RawClient } from '../support/raw-client.js';
 import { createTopic } from '../support/wire.js';
 import { kcatRead } from './interop-support.js';
 import {
+  addPartitions,
   batchesOf,
+  coordinatorOf,
   endTxn,
+  GROUP,
   initPid,
   type Pid,
   produceTo,
   txnBatch,
+  txnOffsetCommit,
   waitForTxnCoordinator,
 } from './txn-v2-wire-support.js';
 
@@ -203,16 +204,7 @@ test(
   'TxnOffsetCommit v5 adds the offsets partition: the offsets follow the commit, not an abort',
   T,
   async () => {
-    for (let i = 0; ; i++) {
-      const r = await c.request(findCoordinatorApi, 4, {
-        key: '',
-        keyType: 0,
-        coordinatorKeys: ['v2-group'],
-      });
-      if (r.coordinators[0]?.errorCode === ErrorCode.NONE) break;
-      assert.ok(i < scaled(200), 'timed out waiting for the group coordinator');
-      await new Promise((res) => setTimeout(res, 50));
-    }
+    await coordinatorOf(c, GROUP, 'v2-group');
     const fetchOffset = async () =>
       (
         await c.request(offsetFetchApi, 7, {
@@ -227,24 +219,7 @@ test(
       [7n, false],
       [9n, true],
     ] as const) {
-      const r = await c.request(txnOffsetCommitApi, 5, {
-        transactionalId: p.id,
-        groupId: 'v2-group',
-        producerId: p.producerId,
-        producerEpoch: p.producerEpoch,
-        generationId: -1,
-        memberId: '',
-        groupInstanceId: null,
-        topics: [
-          {
-            name: TOPIC,
-            partitions: [
-              { partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' },
-            ],
-          },
-        ],
-      });
-      assert.equal(r.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+      assert.equal(await txnOffsetCommit(c, p, 'v2-group', TOPIC, 0, offset), ErrorCode.NONE);
       assert.deepEqual(
         (await describe(p.id)).topics.map((t) => t.topic),
         ['__consumer_offsets'],
@@ -255,24 +230,8 @@ test(
       assert.equal(await fetchOffset(), commit ? offset : -1n);
     }
     // The old epoch cannot commit offsets any more.
-    const stale = await c.request(txnOffsetCommitApi, 5, {
-      transactionalId: p.id,
-      groupId: 'v2-group',
-      producerId: p.producerId,
-      producerEpoch: p.producerEpoch - 1,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [
-            { partitionIndex: 0, committedOffset: 99n, committedLeaderEpoch: -1, committedMetadata: '' },
-          ],
-        },
-      ],
-    });
-    assert.equal(stale.topics[0]!.partitions[0]!.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
+    const stale = await txnOffsetCommit(c, p, 'v2-group', TOPIC, 0, 99n, p.producerEpoch - 1);
+    assert.equal(stale, ErrorCode.INVALID_PRODUCER_EPOCH);
     assert.equal(await fetchOffset(), 9n);
   },
 );
@@ -282,14 +241,7 @@ test(
   T,
   async () => {
     const p = await initPid(c, 'v1-client');
-    const add = await c.request(addPartitionsToTxnApi, 3, {
-      transactions: [],
-      v3AndBelowTransactionalId: p.id,
-      v3AndBelowProducerId: p.producerId,
-      v3AndBelowProducerEpoch: p.producerEpoch,
-      v3AndBelowTopics: [{ name: TOPIC, partitions: [0] }],
-    });
-    assert.equal(add.resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode, ErrorCode.NONE);
+    await addPartitions(c, p, TOPIC, [0]);
     // v11 verifies only: an unadded partition is refused.
     assert.equal(
       (await produceTo(c, 11, p.id, TOPIC, 1, txnBatch(p, 0, ['v1-unadded']))).errorCode,

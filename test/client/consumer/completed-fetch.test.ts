@@ -8,6 +8,7 @@ import { CompletedFetch, scanBatches } from '../../../src/client/consumer/comple
 import type { ConsumerRecord } from '../../../src/client/consumer/index.js';
 import { PartitionState } from '../../../src/client/consumer/subscription-state.js';
 import { KafkaResponseError } from '../../../src/client/errors.js';
+import { crc32c } from '../../../src/protocol/crc32c.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import {
   encodeControlBatch,
@@ -222,4 +223,130 @@ test('a corrupt batch: earlier records first, then CORRUPT_MESSAGE on every drai
   assert.equal(out.length, 2, 'records before the bad batch were delivered');
   assert.equal(cf.nextFetchOffset, 2n);
   await assert.rejects(cf.drain([], 10, null, null), KafkaResponseError);
+});
+
+// Batches are opened synchronously except zstd ones: fetches that mix both keep record order,
+// offsets, the read_committed filtering and the corrupt-batch error, whichever way the bad batch
+// was opened.
+
+type Codec = 'none' | 'gzip' | 'zstd';
+
+/**
+ * Producer 7: aborted txn (0-2, `txn` codec); producer 8 plain (3-4, `plain` codec); ABORT (5);
+ * producer 7 txn (6-7, `txn` codec); COMMIT (8); producer 8 plain (9, `plain` codec).
+ */
+async function mixedLog(txn: Codec, plain: Codec): Promise<Buffer> {
+  const t = { producerId: 7, producerEpoch: 0, transactional: true, compression: txn };
+  const p = { producerId: 8, producerEpoch: 0, compression: plain };
+  const marker = (type: 'ABORT' | 'COMMIT', baseOffset: number) =>
+    encodeControlBatch({
+      producerId: 7,
+      producerEpoch: 0,
+      type,
+      coordinatorEpoch: 0,
+      baseOffset,
+      timestamp: 1,
+    });
+  return Buffer.concat([
+    await encodeRecordBatch([rec('a0'), rec('a1'), rec('a2')], { ...t, baseOffset: 0, baseSequence: 0 }),
+    await encodeRecordBatch([rec('p3'), rec('p4')], { ...p, baseOffset: 3, baseSequence: 0 }),
+    marker('ABORT', 5),
+    await encodeRecordBatch([rec('c6'), rec('c7')], { ...t, baseOffset: 6, baseSequence: 3 }),
+    marker('COMMIT', 8),
+    await encodeRecordBatch([rec('p9')], { ...p, baseOffset: 9, baseSequence: 2 }),
+  ]);
+}
+
+const MIXES: [Codec, Codec][] = [
+  ['zstd', 'none'],
+  ['none', 'zstd'],
+  ['gzip', 'zstd'],
+  ['zstd', 'zstd'],
+  ['none', 'gzip'],
+];
+
+test('read_committed over batches opened synchronously and asynchronously', async () => {
+  for (const [txn, plain] of MIXES) {
+    for (const step of [1, 2, 1000]) {
+      const cf = fetchOf(await mixedLog(txn, plain), 0n, [{ producerId: 7n, firstOffset: 0n }], true).cf;
+      const out = await drainAll(cf, step);
+      const what = `txn ${txn}, plain ${plain}, ${step} per drain`;
+      assert.deepEqual(
+        out.map((r) => `${r.offset}:${r.value}`),
+        ['3:p3', '4:p4', '6:c6', '7:c7', '9:p9'],
+        what,
+      );
+      assert.equal(cf.nextFetchOffset, 10n, what);
+      assert.ok(cf.done, what);
+    }
+  }
+});
+
+test('read_uncommitted returns the aborted records, never the markers', async () => {
+  for (const [txn, plain] of MIXES) {
+    const cf = fetchOf(await mixedLog(txn, plain), 2n, null, false).cf;
+    const out = await drainAll(cf, 2);
+    assert.deepEqual(
+      out.map((r) => `${r.offset}:${r.value}`),
+      ['2:a2', '3:p3', '4:p4', '6:c6', '7:c7', '9:p9'],
+      `txn ${txn}, plain ${plain}`,
+    );
+  }
+});
+
+/** Flips a byte inside the batch's records (the CRC no longer matches). */
+function corruptCrc(batch: Buffer): Buffer {
+  const b = Buffer.from(batch);
+  b[b.length - 1]! ^= 0xff;
+  return b;
+}
+
+/** A batch whose only record claims a value longer than itself, with a CRC that matches. */
+function badRecord(batch: Buffer): Buffer {
+  const b = Buffer.from(batch);
+  // Records area of `rec('x')` uncompressed: length, attributes, ts, offset, key len, key, value len…
+  const valueLenPos = 61 + 1 + 1 + 1 + 1 + 1 + 3;
+  b[valueLenPos] = 0x7e; // zig-zag 63: beyond the record
+  b.writeUInt32BE(crc32c(b.subarray(21)), 17);
+  return b;
+}
+
+test('a corrupt batch after good ones, opened either way: records first, then the same error', async () => {
+  for (const [first, bad] of [
+    ['zstd', 'none'],
+    ['none', 'zstd'],
+    ['zstd', 'zstd'],
+  ] as [Codec, Codec][]) {
+    const good = await encodeRecordBatch([rec('ok0'), rec('ok1')], { baseOffset: 0, compression: first });
+    const broken = corruptCrc(await encodeRecordBatch([rec('bad')], { baseOffset: 2, compression: bad }));
+    const { cf } = fetchOf(Buffer.concat([good, broken]), 0n, null, true);
+    const out: ConsumerRecord[] = [];
+    const isCorrupt = (e: unknown) =>
+      e instanceof KafkaResponseError && e.errorCode === ErrorCode.CORRUPT_MESSAGE;
+    await assert.rejects(cf.drain(out, 10, null, null), isCorrupt);
+    assert.deepEqual(
+      out.map((r) => r.value!.toString()),
+      ['ok0', 'ok1'],
+      `${first} then bad ${bad}`,
+    );
+    assert.equal(cf.nextFetchOffset, 2n);
+    await assert.rejects(cf.drain([], 10, null, null), isCorrupt);
+    assert.equal(cf.done, false);
+  }
+});
+
+test('a record that overruns its batch (valid CRC) → INVALID_RECORD, position kept', async () => {
+  const good = await encodeRecordBatch([rec('ok0')], { baseOffset: 0, compression: 'zstd' });
+  const broken = badRecord(await encodeRecordBatch([rec('x')], { baseOffset: 1 }));
+  const { cf } = fetchOf(Buffer.concat([good, broken]), 0n, null, true);
+  const out: ConsumerRecord[] = [];
+  const isInvalid = (e: unknown) =>
+    e instanceof KafkaResponseError && e.errorCode === ErrorCode.INVALID_RECORD;
+  await assert.rejects(cf.drain(out, 10, null, null), isInvalid);
+  assert.deepEqual(
+    out.map((r) => r.offset),
+    [0n],
+  );
+  assert.equal(cf.nextFetchOffset, 1n);
+  await assert.rejects(cf.drain([], 10, null, null), isInvalid);
 });

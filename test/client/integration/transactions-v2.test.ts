@@ -18,7 +18,7 @@ import { Admin, Producer } from '../../../src/client/index.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import { startTestBroker, type TestBroker } from '../../../src/testkit/index.js';
 import { RawClient } from '../../broker/support/raw-client.js';
-import { kcatRead, runPython } from '../../broker/txn/interop-support.js';
+import { ckReadCommitted, kcatRead } from '../../broker/txn/interop-support.js';
 import { produceTo, txnBatch } from '../../broker/txn/txn-v2-wire-support.js';
 import { scaled } from '../../support/timeouts.js';
 
@@ -45,39 +45,10 @@ after(async () => {
   for (const b of brokers) await b.close().catch(() => undefined);
 });
 
-const PY_READ_COMMITTED = `
-import sys, json, time
-from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING, KafkaError
-bootstrap, topic, partitions = sys.argv[1], sys.argv[2], int(sys.argv[3])
-c = Consumer({'bootstrap.servers': bootstrap, 'group.id': 'ck-v2-reader', 'enable.auto.commit': False,
-              'isolation.level': 'read_committed', 'enable.partition.eof': True})
-c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
-values, eof = [], set()
-deadline = time.time() + float(sys.argv[4])
-while len(eof) < partitions:
-    if time.time() > deadline:
-        raise SystemExit('timed out; at end of %s' % sorted(eof))
-    m = c.poll(0.5)
-    if m is None:
-        continue
-    if m.error():
-        if m.error().code() == KafkaError._PARTITION_EOF:
-            eof.add(m.partition())
-            continue
-        raise SystemExit(str(m.error()))
-    eof.discard(m.partition())
-    values.append(m.value().decode())
-c.close()
-print(json.dumps(sorted(values)))
-`;
-
+/** The values of every partition of `topic` as confluent-kafka-python reads them under read_committed, sorted. */
 async function pythonReadCommitted(bootstrap: string, topic: string, partitions: number): Promise<string[]> {
-  const lines = await runPython(
-    PY_READ_COMMITTED,
-    [bootstrap, topic, partitions, scaled(60_000) / 1000],
-    scaled(90_000),
-  );
-  return JSON.parse(lines.at(-1)!) as string[];
+  const all = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
+  return (await ckReadCommitted(bootstrap, all)).map((r) => r.value).sort();
 }
 
 async function epochOf(admin: Admin, id: string): Promise<number> {

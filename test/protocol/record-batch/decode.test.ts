@@ -250,3 +250,91 @@ describe('hostile batches → typed errors', () => {
     );
   });
 });
+
+// The cursor's inline varint paths (1 and 2 bytes, the bounded general reader beyond): every
+// field decodes as the general reader would at the 1/2/3-byte boundaries, non-minimal encodings
+// included, and a 2-byte varint that would end past its record is refused even when the next
+// record's bytes follow it in the buffer.
+describe('inline varint paths', () => {
+  function bytes(n: number, fill: number): number[] {
+    return new Array<number>(n).fill(fill);
+  }
+
+  // 1-byte: |v| ≤ 63; 2-byte: 64 ≤ |v| ≤ 8191 (and −64); 3-byte beyond.
+  const EDGES = [0, 1, -1, 63, -64, 64, -65, 100, 8191, -8192, 8192, -8193, 1 << 20, -(1 << 20)];
+
+  test('timestamp and offset deltas decode at every varint length boundary', () => {
+    const neg = (v: number) => (v === 0 ? 0 : -v);
+    const area = Buffer.from(EDGES.flatMap((v) => rec([0], vi(v), vi(neg(v)), vi(-1), vi(-1), vi(0))));
+    const c = decodeRecordBatchSync(rawBatch(area, EDGES.length));
+    const seen: [number, number][] = [];
+    while (c.next()) seen.push([c.timestampDelta, c.offsetDelta]);
+    assert.deepEqual(
+      seen,
+      EDGES.map((v) => [v, neg(v)]),
+    );
+  });
+
+  test('key and value lengths (and so record lengths) across the boundaries', () => {
+    const lengths = [0, 1, 63, 64, 65, 1024, 8191, 8192, 20_000];
+    const area = Buffer.from(
+      lengths.flatMap((n, i) => rec([0], vi(i), vi(i), vi(n), bytes(n, 0x6b), vi(n), bytes(n, 0x76), vi(0))),
+    );
+    const c = decodeRecordBatchSync(rawBatch(area, lengths.length));
+    for (const n of lengths) {
+      assert.ok(c.next());
+      assert.deepEqual(c.key(), Buffer.alloc(n, 0x6b));
+      assert.deepEqual(c.value(), Buffer.alloc(n, 0x76));
+      assert.equal(c.headerCount, 0);
+    }
+    assert.equal(c.next(), false);
+  });
+
+  test('null key and value, and headers after a 2-byte value length', () => {
+    const area = Buffer.from([
+      ...rec([0], vi(0), vi(0), vi(-1), vi(-1), vi(0)),
+      ...rec([0], vi(0), vi(1), vi(-1), vi(200), bytes(200, 1), vi(1), vi(1), [0x68], vi(2), [1, 2]),
+    ]);
+    const c = decodeRecordBatchSync(rawBatch(area, 2));
+    assert.ok(c.next());
+    assert.equal(c.key(), null);
+    assert.equal(c.value(), null);
+    assert.ok(c.next());
+    assert.equal(c.value()!.length, 200);
+    assert.deepEqual(c.headers(), [{ key: 'h', value: Buffer.from([1, 2]) }]);
+  });
+
+  test('non-minimal 2-byte encodings decode as the general reader decodes them', () => {
+    // 0x80 0x00 = 0 and 0x82 0x00 = 1 (zig-zag): an over-long but valid varint.
+    const area = Buffer.from(rec([0], [0x80, 0x00], [0x82, 0x00], vi(-1), [0x84, 0x00], [0x61, 0x62], vi(0)));
+    const c = decodeRecordBatchSync(rawBatch(area, 1));
+    assert.ok(c.next());
+    assert.equal(c.timestampDelta, 0);
+    assert.equal(c.offsetDelta, 1);
+    assert.deepEqual(c.value(), Buffer.from('ab'));
+    assert.equal(c.next(), false);
+  });
+
+  test('a 2-byte varint cut by its record end is refused, whatever follows in the buffer', () => {
+    const next = rec([0], vi(0), vi(1), vi(-1), vi(-1), vi(0)); // starts with a byte < 0x80
+    // Value length: first byte 0x81 is the record's last byte.
+    const valueCut = [...vi(6), 0, ...vi(0), ...vi(0), ...vi(1), 0x6b, 0x81];
+    expectInvalid(() => decodeRecordBatchSync(rawBatch(Buffer.from([...valueCut, ...next]), 2)).next());
+    // Offset delta: a 4-byte timestamp delta pushes its first byte 0x81 to the record's end.
+    const offsetCut = [...vi(6), 0, 0x80, 0x80, 0x80, 0x01, 0x81];
+    expectInvalid(() => decodeRecordBatchSync(rawBatch(Buffer.from([...offsetCut, ...next]), 2)).next());
+    // Record length: a first byte 0x81 as the last byte of the records area.
+    const c = decodeRecordBatchSync(rawBatch(Buffer.from([...next, 0x81]), 2));
+    assert.ok(c.next());
+    expectInvalid(() => c.next());
+  });
+
+  test('a length that overruns its record is refused on the 2-byte path too', () => {
+    // Value length 100 (2 bytes) but only 3 value bytes before the record ends.
+    const area = Buffer.from(rec([0], vi(0), vi(0), vi(-1), vi(100), [1, 2, 3], vi(0)));
+    expectInvalid(() => decodeRecordBatchSync(rawBatch(area, 1)).next());
+    // Record length 200 (2 bytes) with fewer bytes in the batch.
+    const short = Buffer.from([...vi(200), 0, ...vi(0), ...vi(0), ...vi(-1), ...vi(-1), ...vi(0)]);
+    expectInvalid(() => decodeRecordBatchSync(rawBatch(short, 1)).next());
+  });
+});

@@ -12,6 +12,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   RecordBatchError,
   readBatchHeader,
+  readInt64,
   setBaseOffset,
   setMaxTimestampAndLogAppendTime,
   setPartitionLeaderEpoch,
@@ -19,6 +20,7 @@ import {
   timestampTypeOf,
   validateBatch,
   verifyBatchCrc,
+  writeInt64,
 } from '../../../src/protocol/record-batch/index.js';
 
 const T = 1_700_000_000_000;
@@ -215,4 +217,22 @@ describe('iterateBatches', () => {
       (e: unknown) => e instanceof RecordBatchError && e.code === 2,
     );
   });
+});
+
+test('readInt64 and writeInt64 agree with readBigInt64BE and writeBigInt64BE on every edge of their fast paths', () => {
+  const edges = [0n, -1n, 1n, -2n, 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n), -(2n ** 32n) - 1n];
+  for (const e of [2n ** 53n, 2n ** 63n]) edges.push(e - 1n, e, e + 1n, -e + 1n, -e, -e - 1n);
+  for (let i = 0n; i < 64n; i++) edges.push(1n << i, -(1n << i), (1n << i) - 1n, 0x5a5a5a5a5a5a5a5an >> i);
+  const buf = Buffer.alloc(20);
+  for (const raw of edges) {
+    const v = BigInt.asIntN(64, raw);
+    buf.fill(0xa5);
+    buf.writeBigInt64BE(v, 5);
+    assert.equal(readInt64(buf, 5), v, `read ${v}`);
+    buf.fill(0xa5);
+    writeInt64(buf, v, 5);
+    assert.equal(buf.readBigInt64BE(5), v, `write ${v}`);
+    assert.equal(buf[4], 0xa5, 'nothing written before');
+    assert.equal(buf[13], 0xa5, 'nothing written after');
+  }
 });

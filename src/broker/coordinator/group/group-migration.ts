@@ -12,8 +12,12 @@
 //
 // Downgrade: when the last member using ConsumerGroupHeartbeat leaves (or is fenced) and classic
 // members remain, the group becomes a classic group again: Stable at the group epoch as
-// generation, each member holding its target assignment, and a rebalance starts at once (every
-// member rejoins through the classic protocol). Its state changes in memory here, as Kafka does;
+// generation, and a rebalance starts at once (every member rejoins through the classic protocol).
+// Until it completes each member's assignment is what it may still hold (its partitions and those
+// it has not revoked yet), not its target as in Kafka: an upgrade back before the members rejoin
+// takes these as owned, where targets would hand a new member partitions their previous owners
+// still work on. (A static member replacing the leaving one takes that member's target, and no
+// rebalance follows, as in Kafka.) Its state changes in memory here, as Kafka does;
 // the records (the consumer group's tombstones, one GroupMetadata) only persist it.
 import { ErrorCode } from '../../../protocol/errors.js';
 import { ClassicGroup, ClassicGroupMember } from './classic-group.js';
@@ -83,7 +87,22 @@ export class GroupMigration implements GroupMigrationHooks {
       });
     }
     const epoch = classic.generationId;
-    const members = [...classic.members.values()].map((m) => this.#fromClassicMember(classic, m, epoch));
+    const converted = [...classic.members.values()].map((m) => this.#fromClassicMember(classic, m, epoch));
+    // A cooperative member that joined but has not synced yet (or whose assignment a rebalance
+    // reset) still works on what its subscription lists as owned: it holds those partitions too,
+    // unless the group's assignment already gave them to someone else.
+    const claimed = new Set<string>();
+    for (const { assigned } of converted)
+      for (const [topicId, ps] of assigned) for (const p of ps) claimed.add(`${topicId}:${p}`);
+    for (const { assigned, owned } of converted)
+      for (const [topicId, ps] of owned)
+        for (const p of ps) {
+          const key = `${topicId}:${p}`;
+          if (claimed.has(key)) continue;
+          claimed.add(key);
+          addPartition(assigned, topicId, p);
+        }
+    const members = converted.map((c) => c.member);
     const created: GroupRecord[] = [
       ...members.map((m) => memberMetadataRecord(groupId, m)),
       rec({ type: 'group-epoch', groupId, value: { epoch } }),
@@ -99,7 +118,12 @@ export class GroupMigration implements GroupMigrationHooks {
     return group;
   }
 
-  #fromClassicMember(group: ClassicGroup, m: ClassicGroupMember, epoch: number): ConsumerGroupMember {
+  /** The member as a consumer group has it; `assigned` is its (mutable) assignment, `owned` what its subscription lists. */
+  #fromClassicMember(
+    group: ClassicGroup,
+    m: ClassicGroupMember,
+    epoch: number,
+  ): { member: ConsumerGroupMember; assigned: Map<string, Set<number>>; owned: Map<string, Set<number>> } {
     // Every protocol of a member carries the same subscription; a group that never completed a
     // rebalance has no protocol chosen yet.
     const metadata =
@@ -113,15 +137,9 @@ export class GroupMigration implements GroupMigrationHooks {
         ErrorCode.GROUP_ID_NOT_FOUND,
         `Cannot upgrade the classic group ${group.groupId} to consumer group because the embedded consumer protocol is malformed.`,
       );
-    const assigned = new Map<string, Set<number>>();
-    for (const t of assignment.assignedPartitions) {
-      const topic = this.consumer.catalog.byName(t.topic);
-      if (topic === undefined || t.partitions.length === 0) continue;
-      const set = assigned.get(topic.topicId) ?? new Set<number>();
-      for (const p of t.partitions) set.add(p);
-      assigned.set(topic.topicId, set);
-    }
-    return {
+    const assigned = this.#byTopicId(assignment.assignedPartitions);
+    const owned = this.#byTopicId(subscription.ownedPartitions);
+    const member: ConsumerGroupMember = {
       ...newMember(m.memberId),
       instanceId: m.groupInstanceId,
       rackId: subscription.rackId,
@@ -138,6 +156,20 @@ export class GroupMigration implements GroupMigrationHooks {
         supportedProtocols: m.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
       },
     };
+    return { member, assigned, owned };
+  }
+
+  /** Partitions by topic name as a map by topic id (topics the cluster does not know are left out). */
+  #byTopicId(
+    topics: ReadonlyArray<{ topic: string; partitions: readonly number[] }>,
+  ): Map<string, Set<number>> {
+    const out = new Map<string, Set<number>>();
+    for (const t of topics) {
+      const topic = this.consumer.catalog.byName(t.topic);
+      if (topic === undefined) continue;
+      for (const p of t.partitions) addPartition(out, topic.topicId, p);
+    }
+    return out;
   }
 
   downgrade(
@@ -161,7 +193,11 @@ export class GroupMigration implements GroupMigrationHooks {
     for (const m of group.members.values()) {
       if (m.memberId === leavingMemberId) continue;
       classic.add(toClassicMember(m));
-      targetOf.set(m.memberId, group.targetAssignment.get(m.memberId) ?? EMPTY_ASSIGNMENT);
+      // With a rebalance to follow: what it may still hold, not its target (see above).
+      targetOf.set(
+        m.memberId,
+        joining === null ? holdings(m) : (group.targetAssignment.get(m.memberId) ?? EMPTY_ASSIGNMENT),
+      );
     }
     if (joining !== null) {
       // A classic static member replacing the last member of the other protocol takes its target.
@@ -210,6 +246,21 @@ export class GroupMigration implements GroupMigrationHooks {
     }
     return out;
   }
+}
+
+function addPartition(a: Map<string, Set<number>>, topicId: string, partition: number): void {
+  const set = a.get(topicId);
+  if (set === undefined) a.set(topicId, new Set([partition]));
+  else set.add(partition);
+}
+
+/** The partitions a member may be working on: those assigned and those it has not revoked yet. */
+function holdings(m: ConsumerGroupMember): Assignment {
+  if (m.partitionsPendingRevocation.size === 0) return m.assignedPartitions;
+  const out = new Map<string, Set<number>>();
+  for (const a of [m.assignedPartitions, m.partitionsPendingRevocation])
+    for (const [topicId, ps] of a) for (const p of ps) addPartition(out, topicId, p);
+  return out;
 }
 
 function toClassicMember(m: ConsumerGroupMember): ClassicGroupMember {

@@ -1,8 +1,10 @@
-// A consumer group: members and assignments, per partition committed offset, log end, lag and
-// lag in seconds, the lag history chart (sampled by the console), reset offsets with a dry-run
+// A consumer group: its type; a consumer group's (KIP-848) group and assignment epochs and
+// assignor; members and assignments (group-members.js), per partition committed offset, log end,
+// lag and lag in seconds, the lag history chart (sampled by the console), reset offsets with a dry-run
 // preview, delete.
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc, fmtInt, fmtSeconds, html, Loading, useApi, useLiveEvent } from '../lib.js';
+import { GroupMembers } from './group-members.js';
 
 function LagChart({ samples }) {
   if (samples.length < 2)
@@ -121,8 +123,15 @@ export function GroupPage({ id, session }) {
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <${Loading} state=${state}>${(g) => html`
       <dl class="stats">
+        <div><dt>Type</dt><dd data-testid="group-type">${g.type}</dd></div>
         <div><dt>State</dt><dd data-testid="group-state">${g.state}</dd></div>
-        <div><dt>Protocol</dt><dd>${g.protocolType || '–'} ${g.protocol ? `(${g.protocol})` : ''}</dd></div>
+        ${
+          g.type === 'consumer'
+            ? html`<div><dt>Group epoch</dt><dd data-testid="group-epoch">${g.groupEpoch}</dd></div>
+        <div><dt title="The group epoch the target assignment was computed for">Assignment epoch</dt><dd data-testid="assignment-epoch">${g.assignmentEpoch}</dd></div>
+        <div><dt>Assignor</dt><dd data-testid="assignor">${g.protocol || '–'}</dd></div>`
+            : html`<div><dt>Protocol</dt><dd>${g.protocolType || '–'} ${g.protocol ? `(${g.protocol})` : ''}</dd></div>`
+        }
         <div><dt>Coordinator</dt><dd>broker ${g.coordinator.nodeId}</dd></div>
         <div><dt>Members</dt><dd>${g.members.length}</dd></div>
         <div><dt>Total lag</dt><dd data-testid="total-lag">${fmtInt(g.totalLag)}</dd></div>
@@ -143,16 +152,7 @@ export function GroupPage({ id, session }) {
       </table></div>
       <p class="note">Lag = log end offset (high watermark) − committed offset. Lag (time) = age of the record at the committed offset.</p>
       <h2>Members</h2>
-      ${
-        g.members.length === 0
-          ? html`<p>No member: the group is ${g.state}.</p>`
-          : html`<div class="scroll"><table>
-        <thead><tr><th scope="col">Client id</th><th scope="col">Host</th><th scope="col">Member id</th><th scope="col">Assignment</th></tr></thead>
-        <tbody>${g.members.map(
-          (m) => html`<tr><td>${m.clientId}</td><td>${m.host}</td><td><code>${m.memberId}</code></td>
-            <td>${m.assignment.map((a) => `${a.topic}-${a.partition}`).join(', ') || '–'}</td></tr>`,
-        )}</tbody></table></div>`
-      }
+      <${GroupMembers} g=${g} />
       ${session.readOnly ? null : html`<${Reset} g=${g} onDone=${state.reload} />`}`}
     <//>`;
 }

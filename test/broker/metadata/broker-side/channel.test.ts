@@ -19,6 +19,7 @@ import type {
 } from '../../../../src/protocol/messages/generated/leader-and-isr.js';
 import type { StopReplicaRequest } from '../../../../src/protocol/messages/generated/stop-replica.js';
 import type { UpdateMetadataRequest } from '../../../../src/protocol/messages/generated/update-metadata.js';
+import { scaled, TestTimeoutError } from '../../../support/timeouts.js';
 import { FakeBroker, type Received } from './support/fake-broker.js';
 import { leaderAndIsr, stopReplica, umBroker, updateMetadata } from './support/requests.js';
 
@@ -74,6 +75,16 @@ function channel(
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `cond` (a connection and a request take long on a loaded machine); "timed out" after the limit. */
+async function until(what: string, cond: () => boolean, limitMs = 30_000): Promise<void> {
+  const ms = scaled(limitMs);
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new TestTimeoutError(what, ms);
+    await sleep(10);
+  }
+}
 
 test('one request in flight per broker, answered in order; a slow broker does not hold up another', async () => {
   const slow = await FakeBroker.start();
@@ -214,6 +225,7 @@ test('removeBroker fails the pending requests with a retriable error; later requ
     b.onRequest = () => 'hang';
     ch.addBroker(info(2, b.port));
     const pending = [1, 2, 3].map((t) => ch.leaderAndIsr(2, lai(t)));
+    await until('the first request to reach the broker', () => b.received.length > 0);
     await sleep(50);
     assert.equal(b.received.length, 1, 'one in flight');
     ch.removeBroker(2);
@@ -248,7 +260,7 @@ test('re-registration with a new epoch or endpoint fails what was pending; the s
     b.onRequest = () => new Promise((resolve) => (release = () => resolve({ errorCode: 0 })));
     ch.addBroker(info(2, b.port, 10n));
     const first = ch.updateMetadata(2, updateMetadata({}, [], []));
-    await sleep(50);
+    await until('the request to reach the broker', () => release !== null);
     ch.addBroker(info(2, b.port, 10n));
     release!();
     assert.deepEqual(await first, { errorCode: 0 }, 'same epoch and endpoint: untouched');
