@@ -98,9 +98,15 @@ test('rates are zero at rest, then account for exactly the records produced', as
   assert.equal(quiet.messagesOutPerSec, 0);
 
   await produce(1500);
-  const t1 = await until('the first 1,500 records in the rates', async () => {
+  // Bytes in is the leaders' log growth, taken apart from the record count: under load (12 CPU
+  // burners) one sample counted all 1,500 records with 0 bytes in. Wait for both.
+  const t1 = await until('the first 1,500 records and their bytes in the rates', async () => {
     const t = (await cluster()).throughput;
-    return t && Math.round(total(t.messagesInPerSec, t)) === 1500 ? t : undefined;
+    return t &&
+      Math.round(total(t.messagesInPerSec, t)) === 1500 &&
+      total(t.bytesInPerSec, t) >= 1500 * VALUE.length
+      ? t
+      : undefined;
   });
   assert.ok(t1.messagesInPerSec > 0);
   // Bytes in: the leaders' log growth — at least the values, at most what the logs hold now.
