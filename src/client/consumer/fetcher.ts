@@ -22,7 +22,6 @@
 // a truncation, handled as a validation answer; above it only buffered data is wrong, and the
 // partition is fetched again from its position.
 
-import { BrokerLink } from '../../net/broker-link.js';
 import { FetchSessionHandler, type SessionPartition } from '../../net/fetch-session-handler.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { type FetchResponse, fetchApi } from '../../protocol/messages/generated/fetch.js';
@@ -491,22 +490,21 @@ export class Fetcher {
    * they do not hold cache slots until evicted; best effort, bounded by `timeoutMs`. A broker
    * reads a connection's next request only once it has answered the previous one, so behind a
    * Fetch that still long-polls (up to fetch.max.wait.ms) the close would wait that long: there
-   * it goes over a connection of its own — a broker finds a session by its id, whatever the
-   * connection — and the long poll is abandoned, not awaited.
+   * it goes over the pool's second connection to that broker — a broker finds a session by its
+   * id, whatever the connection — and the long poll is abandoned, not awaited.
    */
   async closeSessions(timeoutMs: number): Promise<void> {
     // No new fetch from here on: one sent after the close would open a new session.
     this.#closingSessions = true;
     const closing: Promise<unknown>[] = [];
-    const ownLinks: BrokerLink[] = [];
     for (const [node, handler] of this.#sessions) {
       const shared = this.#pool.link(node);
       const parts = handler.closeRequest();
       if (shared === undefined || parts === null) continue;
       let link = shared;
       if (this.#inFlight.has(node)) {
-        link = new BrokerLink(node, shared.host, shared.port, this.#pool.options);
-        ownLinks.push(link);
+        // The pool's second link to that broker (the one group requests use); closed with the pool.
+        link = this.#pool.coordinatorLink({ nodeId: node, host: shared.host, port: shared.port, rack: null });
       }
       const body = {
         clusterId: null,
@@ -524,7 +522,7 @@ export class Fetcher {
       };
       closing.push(link.request(fetchApi, body, { minVersion: 7, timeoutMs }).catch(() => {}));
     }
-    // The request timeout starts once a request is written: the connect of an own link is
+    // The request timeout starts once a request is written: the connect of the second link is
     // bounded here too.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -534,7 +532,6 @@ export class Fetcher {
       }),
     ]);
     clearTimeout(timer);
-    for (const l of ownLinks) l.close();
   }
 
   close(): void {

@@ -84,16 +84,7 @@ export class FakeCluster {
             baseOffset = r.baseOffset;
             if (f === 'drop-after') drop = 'after';
           }
-          partitionResponses.push({
-            index: pd.index,
-            errorCode,
-            baseOffset,
-            logAppendTimeMs: -1n,
-            logStartOffset: 0n,
-            recordErrors: [],
-            errorMessage: null,
-            currentLeader: { leaderId: -1, leaderEpoch: -1 },
-          });
+          partitionResponses.push(partitionAnswer(pd.index, errorCode, baseOffset));
         }
         responses.push({ name: t.name, partitionResponses });
       }
@@ -103,6 +94,22 @@ export class FakeCluster {
     });
     this.#chain = p.catch(() => {});
     return p;
+  };
+}
+
+type PartitionAnswer = ProduceResponse['responses'][number]['partitionResponses'][number];
+
+/** One partition's Produce answer as a broker without leader hints sends it. */
+export function partitionAnswer(index: number, errorCode: number, baseOffset: bigint): PartitionAnswer {
+  return {
+    index,
+    errorCode,
+    baseOffset,
+    logAppendTimeMs: -1n,
+    logStartOffset: 0n,
+    recordErrors: [],
+    errorMessage: null,
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
   };
 }
 

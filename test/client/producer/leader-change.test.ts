@@ -12,7 +12,7 @@ import { ProducerIdentity } from '../../../src/client/producer/idempotence.js';
 import { Sender, type SenderCluster } from '../../../src/client/producer/sender.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../../../src/protocol/messages/generated/produce.js';
-import { options, sendVia } from './fake-cluster.js';
+import { options, partitionAnswer, sendVia } from './fake-cluster.js';
 import { FakeLog } from './fake-log.js';
 
 /** What a broker does with one partition of a request: append, append and lose the connection, fail, or refuse with a code. */
@@ -85,16 +85,7 @@ class Brokers implements SenderCluster {
           topic = { name: t.name, partitionResponses: [] };
           responses.push(topic);
         }
-        topic.partitionResponses.push({
-          index: pd.index,
-          errorCode,
-          baseOffset,
-          logAppendTimeMs: -1n,
-          logStartOffset: 0n,
-          recordErrors: [],
-          errorMessage: null,
-          currentLeader: { leaderId: -1, leaderEpoch: -1 },
-        });
+        topic.partitionResponses.push(partitionAnswer(pd.index, errorCode, baseOffset));
       }
       for (const { tp } of parts) {
         const m = this.#inFlight.get(node)!;
