@@ -5,8 +5,15 @@
 // — in total and per thread: the event loop (tid = pid), network threads, and the rest (libuv's
 // pool, the write worker, V8's helpers) — which is what the 16-core expectation is built from.
 // Also times the hand-off itself (postMessage, transfers) between two threads.
+// BEFORE=<dir>: also a broker of another tree with 2 threads (a copy taken before a change and
+// built with tsc there: `git archive HEAD | tar -x -C /tmp/before`, node_modules linked), in the
+// same rounds.
+//
+// --precheck: only what a network thread spends on a Produce frame before posting it
+// (`precheckProduce`: decode + batch checks) against the batch checks alone, CPU ns per frame.
 //
 //   npm run build && npx tsx bench/broker-threads.ts [--rounds 3] [--count 200000] [--size 1024]
+//   npx tsx bench/broker-threads.ts --precheck [--size 1024]
 
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,6 +21,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { precheckProduce } from '../src/broker/network/threads/produce-precheck.js';
+import { encodeRequest } from '../src/protocol/messages/frame.js';
+import { produceApi } from '../src/protocol/messages/generated/produce.js';
+import { encodeRecordBatchSync } from '../src/protocol/record-batch/index.js';
+import { checkClientBatch } from '../src/storage/log-validator.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,7 +34,19 @@ const arg = (name: string, dflt: number) => {
 const ROUNDS = arg('rounds', 3);
 const COUNT = arg('count', 200_000);
 const SIZE = arg('size', 1024);
-const THREADS = [1, 2];
+interface Config {
+  label: string;
+  /** The built broker to run (`dist/src/cli/main.js` of a tree). */
+  main: string;
+  threads: number;
+}
+const CONFIGS: Config[] = [
+  { label: '1', main: 'dist/src/cli/main.js', threads: 1 },
+  { label: '2', main: 'dist/src/cli/main.js', threads: 2 },
+  ...(process.env.BEFORE
+    ? [{ label: '2, before', main: join(process.env.BEFORE, 'dist/src/cli/main.js'), threads: 2 }]
+    : []),
+];
 const TMP = '.bench-tmp/broker-threads';
 const TOOL = join(TMP, 'rdkafka-bench');
 
@@ -69,12 +93,12 @@ function tool(args: string[]): { records?: number; seconds: number } {
 async function startBroker(
   dataDir: string,
   port: number,
-  threads: number,
+  { main, threads }: Config,
 ): Promise<{ pid: number; network: Set<number>; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
     [
-      'dist/src/cli/main.js',
+      main,
       'start',
       '--port',
       String(port),
@@ -175,29 +199,70 @@ async function handoff(kind: 'bare' | 'transfer', size: number, batch: number, n
   });
 }
 
+/** CPU ns per call of `precheckProduce` on a one-partition Produce v9 frame, and of the checks alone. */
+function precheckCost(): void {
+  const records = Array.from({ length: Math.max(1, Math.floor(SIZE / 1024)) }, (_, i) => ({
+    value: Buffer.alloc(Math.min(SIZE, 1024) - 20, i),
+  }));
+  const batch = encodeRecordBatchSync(records);
+  const bytes = Buffer.concat(
+    encodeRequest(produceApi, 9, 1, 'bench', {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 1000,
+      topicData: [{ name: 'bench-topic', partitionData: [{ index: 0, records: batch }] }],
+    }),
+  ).subarray(4);
+  const frame = Buffer.from(new ArrayBuffer(bytes.length));
+  bytes.copy(frame);
+  const calls = Math.max(2000, Math.round(200_000 / Math.max(1, SIZE / 1024)));
+  const ns = (fn: () => unknown): number => {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < calls; i++) fn();
+    const c = process.cpuUsage(c0);
+    return ((c.user + c.system) * 1000) / calls;
+  };
+  const pre: number[] = [];
+  const checks: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    pre.push(ns(() => precheckProduce(frame)));
+    checks.push(ns(() => checkClientBatch(batch)));
+  }
+  console.log(`load average ${f(loadavg()[0]!, 2)}; batch of ${batch.length} B, ${calls} calls × 7 rounds`);
+  console.log('| work per Produce frame (v9, one partition) | CPU ns (median) |');
+  console.log('| --- | --- |');
+  console.log(`| precheckProduce: decode + checkClientBatch | ${f(median(pre), 0)} |`);
+  console.log(`| checkClientBatch alone | ${f(median(checks), 0)} |`);
+}
+
 async function main(): Promise<void> {
-  if (!existsSync('dist/src/cli/main.js')) throw new Error('run `npm run build` first');
+  if (process.argv.includes('--precheck')) {
+    precheckCost();
+    return;
+  }
+  for (const c of CONFIGS) if (!existsSync(c.main)) throw new Error(`${c.main}: run \`npm run build\` first`);
   rmSync(TMP, { recursive: true, force: true });
   mkdirSync(TMP, { recursive: true });
   execFileSync('cc', ['-O2', '-o', TOOL, 'bench/rdkafka-bench.c', '-lrdkafka']);
   const mb = (COUNT * SIZE) / 1e6;
   const load0 = loadavg();
-  const results = new Map<number, { produce: Phase[]; consume: Phase[] }>();
-  for (const t of THREADS) results.set(t, { produce: [], consume: [] });
+  const results = new Map<Config, { produce: Phase[]; consume: Phase[] }>();
+  for (const c of CONFIGS) results.set(c, { produce: [], consume: [] });
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? THREADS : [...THREADS].reverse();
-    for (const threads of order) {
+    const order = round % 2 === 0 ? CONFIGS : [...CONFIGS].reverse();
+    for (const config of order) {
       const port = 19000 + Math.floor(Math.random() * 1000);
-      const broker = await startBroker(join(TMP, `data-${round}-${threads}`), port, threads);
+      const dataDir = join(TMP, `data-${round}-${CONFIGS.indexOf(config)}`);
+      const broker = await startBroker(dataDir, port, config);
       const bootstrap = `127.0.0.1:${port}`;
       const topic = `threads-${round}`;
-      const r = results.get(threads)!;
+      const r = results.get(config)!;
       r.produce.push(
         measure(broker, mb, () => tool(['produce', bootstrap, topic, String(COUNT), String(SIZE), '1'])),
       );
       r.consume.push(measure(broker, mb, () => tool(['consume', bootstrap, topic, String(COUNT)])));
       await broker.stop();
-      rmSync(join(TMP, `data-${round}-${threads}`), { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }
   const load1 = loadavg();
@@ -209,12 +274,12 @@ async function main(): Promise<void> {
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const phase of ['produce', 'consume'] as const) {
-    const base = median(results.get(1)![phase].map((p) => p.mbps));
-    for (const threads of THREADS) {
-      const ps = results.get(threads)![phase];
+    const base = median(results.get(CONFIGS[0]!)![phase].map((p) => p.mbps));
+    for (const config of CONFIGS) {
+      const ps = results.get(config)![phase];
       const m = (k: keyof Phase) => median(ps.map((p) => p[k]));
       console.log(
-        `| ${threads} | ${phase} | ${f(m('mbps'))} | ${f(m('cpuPerMb'), 2)} | ${f(m('loopPerMb'), 2)} | ${f(m('networkPerMb'), 2)} | ${f(m('otherPerMb'), 2)} | ${f(m('mbps') / base, 2)}× |`,
+        `| ${config.label} | ${phase} | ${f(m('mbps'))} | ${f(m('cpuPerMb'), 2)} | ${f(m('loopPerMb'), 2)} | ${f(m('networkPerMb'), 2)} | ${f(m('otherPerMb'), 2)} | ${f(m('mbps') / base, 2)}× |`,
       );
     }
   }

@@ -11,11 +11,14 @@
 // with a thousand in flight, that is what every scavenge copies.
 // BEFORE=<dir> runs another source tree's broker too (a copy of src/ with bench/ and a
 // node_modules link), each tree in a child process of its own, alternating round by round.
+// AFTER=<dir> runs this tree from a copy instead. A tree compiled by `tsc --outDir <dir>` (with
+// package.json copied into it and a node_modules link) runs without tsx, as the published broker does.
 // PROFILE=<dir> writes a CPU profile of this tree's last OffsetCommit and baseline rounds
 // (sampled every PROFILE_US µs, default 100) for bench/cpuprofile-summary.ts.
 // Run: npx tsx bench/groups-commit-path.ts   (BENCH_MS=3000, ROUNDS=5, GROUPS=1000,
-// IN_FLIGHT=1024, BEFORE=<dir>, PROFILE=<dir>, ALLOCATIONS=1, CHILD_FLAGS='--trace-gc')
+// IN_FLIGHT=1024, BEFORE=<dir>, AFTER=<dir>, PROFILE=<dir>, ALLOCATIONS=1, CHILD_FLAGS='--trace-gc')
 import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -47,7 +50,10 @@ const thisRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 // ---- child: one tree's broker, driven in process ------------------------------------------
 
 async function child(root: string): Promise<void> {
-  const load = (path: string) => import(pathToFileURL(join(root, path)).href);
+  // A tree compiled by tsc holds .js where the sources have .ts.
+  const built = existsSync(join(root, 'src', 'broker', 'broker.js'));
+  const load = (path: string) =>
+    import(pathToFileURL(join(root, built ? path.replace(/\.ts$/, '.js') : path)).href);
   const { startBroker } = await load('src/broker/broker.ts');
   const { Dispatcher } = await load('src/broker/apis/dispatcher.ts');
   const { encodeRequest, decodeResponse } = await load('src/protocol/messages/frame.ts');
@@ -312,11 +318,14 @@ interface Tree {
 }
 
 async function startTree(label: string, root: string): Promise<Tree> {
-  const child = fork(fileURLToPath(import.meta.url), [], {
+  // A tree compiled by tsc runs its own compiled copy of this file, without tsx (whose keep-names
+  // helper renames every closure created at run time, which the published broker does not do).
+  const compiled = join(root, 'bench', 'groups-commit-path.js');
+  const built = existsSync(compiled);
+  const child = fork(built ? compiled : fileURLToPath(import.meta.url), [], {
     // CHILD_FLAGS: V8/Node flags for the brokers' processes (e.g. --trace-gc, --max-semi-space-size=64).
     execArgv: [
-      '--import',
-      'tsx',
+      ...(built ? [] : ['--import', 'tsx']),
       '--expose-gc',
       ...(process.env.CHILD_FLAGS ?? '').split(' ').filter((f) => f !== ''),
     ],
@@ -352,7 +361,13 @@ async function startTree(label: string, root: string): Promise<Tree> {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function parent(): Promise<void> {
-  const trees = [await startTree('after (this tree)', thisRoot)];
+  const after = process.env.AFTER;
+  const trees = [
+    await startTree(
+      after === undefined ? 'after (this tree)' : `after (${after})`,
+      after === undefined ? thisRoot : resolve(after),
+    ),
+  ];
   if (process.env.BEFORE !== undefined)
     trees.push(await startTree(`before (${process.env.BEFORE})`, resolve(process.env.BEFORE)));
   const profileDir = process.env.PROFILE;

@@ -13,9 +13,12 @@
 // the bottleneck (its loop well below 100% while the broker's is near it).
 // BEFORE=<dir> also runs the broker of another source tree (e.g. `git archive HEAD | tar -x -C
 // <dir>` plus a node_modules link) and alternates the two brokers round by round, so before and
-// after come from the same run.
+// after come from the same run. A BEFORE (or AFTER, for this tree) compiled by `tsc --outDir`
+// runs without tsx, as the published broker does (tsx names every closure it creates at run time);
+// such a tree needs package.json copied into it and a node_modules link.
 // Run: npx tsx bench/groups-commits.ts   (BENCH_MS=3000 per phase, ROUNDS=3, GROUPS=1000,
-// SOCKETS=4, WINDOW=256, OPS=baseline,pipelined,oneEach, BEFORE=<dir>, PROFILE=<dir>, PROFILE_US=200)
+// SOCKETS=4, WINDOW=256, OPS=baseline,pipelined,oneEach, BEFORE=<dir>, AFTER=<dir>, PROFILE=<dir>,
+// PROFILE_US=200)
 
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +41,8 @@ const SOCKETS = Number(process.env.SOCKETS ?? 4);
 const WINDOW = Number(process.env.WINDOW ?? 256);
 const OPS = new Set((process.env.OPS ?? 'baseline,pipelined,oneEach').split(','));
 const BEFORE = process.env.BEFORE;
+/** AFTER=<dir>: this tree compiled by tsc (`tsc --outDir <dir>`), run as the published broker is. */
+const AFTER = process.env.AFTER;
 /** PROFILE=<dir>: a CPU profile of this tree's broker per operation (last round) goes there. */
 const PROFILE = process.env.PROFILE;
 /** Groups joined at once (each JoinGroup parks its connection until the group forms). */
@@ -207,7 +212,7 @@ async function measure(t: Target, op: Op, profileTo?: string): Promise<Result> {
 async function main(): Promise<void> {
   const targets: Target[] = [];
   try {
-    targets.push(await prepare('after (this tree)'));
+    targets.push(await prepare(AFTER === undefined ? 'after (this tree)' : `after (${AFTER})`, AFTER));
     if (BEFORE !== undefined) targets.push(await prepare(`before (${BEFORE})`, BEFORE));
     const ops = OPERATIONS.filter((o) => OPS.has(o.key));
     console.log(

@@ -2,6 +2,7 @@
 // (bench/groups-e2e-broker.ts, optionally from another source tree to compare two versions in
 // one run), the topic and __consumer_offsets warm-up, FindCoordinator until loaded.
 import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { coordinatorPartition } from '../src/protocol/coordinator-partition.js';
 import { ErrorCode } from '../src/protocol/errors.js';
@@ -41,17 +42,22 @@ export interface BrokerProcess {
 
 /**
  * Forks the broker child. `sourceRoot` (a checkout of another version, e.g. `git archive HEAD`
- * unpacked with a `node_modules` link) runs that version's broker instead of this one.
+ * unpacked with a `node_modules` link, or a tree compiled by `tsc --outDir <dir>`) runs that
+ * version's broker instead of this one.
  */
 export async function startBrokerProcess(sourceRoot?: string): Promise<BrokerProcess> {
+  // A tree compiled by tsc (its bench/groups-e2e-broker.js exists) runs as the published
+  // package does, without tsx: tsx's keep-names helper renames every closure it creates, a cost
+  // the compiled broker does not pay.
+  const built = sourceRoot !== undefined && existsSync(join(sourceRoot, 'bench', 'groups-e2e-broker.js'));
   const script =
     sourceRoot === undefined
       ? new URL('./groups-e2e-broker.ts', import.meta.url).pathname
-      : join(sourceRoot, 'bench', 'groups-e2e-broker.ts');
+      : join(sourceRoot, 'bench', built ? 'groups-e2e-broker.js' : 'groups-e2e-broker.ts');
   // BROKER_NODE_OPTIONS: V8/Node flags for the broker alone (e.g. --max-semi-space-size=64).
   const flags = (process.env.BROKER_NODE_OPTIONS ?? '').split(' ').filter((f) => f !== '');
   const child = fork(script, [], {
-    execArgv: ['--import', 'tsx', ...flags],
+    execArgv: built ? flags : ['--import', 'tsx', ...flags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = () =>

@@ -21,8 +21,13 @@
 // (bench/storage-page-cache.ts). --validate: the leader's batch checks alone, CPU per 1 KiB
 // batch, for each tree (bench/storage-validate.ts).
 //
+// VERIFIED=1 adds this tree once more with every batch marked as a network thread marks the
+// batches it checked (`markVerifiedBatches`, just before each append, as the event loop does when
+// the request arrives): the appends of a broker with `num.network.threads` > 1.
+//
 // Run: npx tsx bench/storage-append.ts [--profile | --page-cache | --validate]
-//   (MB=… total per case, ROUNDS=…, BENCH_DIR=…, CASES=1x100,64x1 (KiB × partitions), BEFORE, TREES)
+//   (MB=… total per case, ROUNDS=…, BENCH_DIR=…, CASES=1x100,64x1 (KiB × partitions), BEFORE, TREES,
+//   VERIFIED=1)
 import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -77,7 +82,15 @@ interface RoundRequest {
 // ---- a tree's process ------------------------------------------------------------------------
 
 /** Runs one round on `mgr`: fresh logs, timed lockstep appends, then the logs are deleted. */
-async function samsaRound(mgr: LogManager, batches: Buffer[], req: RoundRequest): Promise<Timed> {
+/** `markVerifiedBatches` of a tree that has it, for VERIFIED=1. */
+type Mark = (frame: ArrayBuffer, ranges: number[]) => void;
+
+async function samsaRound(
+  mgr: LogManager,
+  batches: Buffer[],
+  req: RoundRequest,
+  mark: Mark | null,
+): Promise<Timed> {
   const { partitions, perPartition } = req;
   const topic = `bench-${req.round}`;
   const logs = await Promise.all(
@@ -101,7 +114,11 @@ async function samsaRound(mgr: LogManager, batches: Buffer[], req: RoundRequest)
     await Promise.all(
       logs.map(async (log, p) => {
         const mine = own[p]!;
-        for (let i = 0; i < perPartition; i++) await log.appendAsLeader(mine[i % mine.length]!, 0);
+        for (let i = 0; i < perPartition; i++) {
+          const batch = mine[i % mine.length]!;
+          mark?.(batch.buffer as ArrayBuffer, [batch.byteOffset, batch.length]);
+          await log.appendAsLeader(batch, 0);
+        }
       }),
     );
   });
@@ -124,9 +141,13 @@ async function samsaRound(mgr: LogManager, batches: Buffer[], req: RoundRequest)
  * (its tail cache's 64 MiB arena is in memory after the first round: a fresh arena costs a page
  * fault per 4 KiB on its first lap, ~1 µs per 1 KiB append, and the write worker is up).
  */
-async function child(root: string): Promise<void> {
+async function child(root: string, verified: boolean): Promise<void> {
   const url = pathToFileURL(join(root, 'src/storage/index.ts')).href;
   const { LogManager: Manager } = (await import(url)) as { LogManager: typeof LogManager };
+  const validator = pathToFileURL(join(root, 'src/storage/log-validator.ts')).href;
+  const mark = verified
+    ? ((await import(validator)) as { markVerifiedBatches: Mark }).markVerifiedBatches
+    : null;
   const dir = benchDir('append-samsa');
   const mgr = await Manager.open({ logDirs: dir.dir });
   const batchesBySize = new Map<number, Buffer[]>();
@@ -140,7 +161,7 @@ async function child(root: string): Promise<void> {
     }
     const batches = batchesBySize.get(req.size) ?? makeBatches(req.size, 64);
     batchesBySize.set(req.size, batches);
-    void samsaRound(mgr, batches, req).then((t) => process.send!(t));
+    void samsaRound(mgr, batches, req, mark).then((t) => process.send!(t));
   });
   process.send!('ready');
 }
@@ -150,6 +171,8 @@ async function child(root: string): Promise<void> {
 interface Tree {
   label: string;
   root: string;
+  /** Mark every batch as checked by a network thread (VERIFIED=1). */
+  verified?: boolean;
 }
 
 interface TreeProcess {
@@ -159,7 +182,7 @@ interface TreeProcess {
 }
 
 async function spawnTree(tree: Tree): Promise<TreeProcess> {
-  const proc = fork(import.meta.filename, ['--child', tree.root], {
+  const proc = fork(import.meta.filename, ['--child', tree.root, ...(tree.verified ? ['--verified'] : [])], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -223,6 +246,8 @@ const loadavg = (): string => fs.readFileSync('/proc/loadavg', 'utf8').split(' '
 /** This tree, BEFORE and TREES, each ready to import (a bare copy of `src/` gets links to this one's packages). */
 function treesFromEnv(): Tree[] {
   const trees: Tree[] = [{ label: 'this tree', root: resolve('.') }];
+  if (process.env.VERIFIED === '1')
+    trees.push({ label: 'this tree, verified by a network thread', root: resolve('.'), verified: true });
   if (process.env.BEFORE) trees.push({ label: 'before', root: resolve(process.env.BEFORE) });
   for (const spec of (process.env.TREES ?? '').split(',').filter((s) => s.length > 0)) {
     const eq = spec.indexOf('=');
@@ -310,7 +335,7 @@ async function main(): Promise<void> {
 }
 
 const childAt = process.argv.indexOf('--child');
-if (childAt >= 0) await child(process.argv[childAt + 1]!);
+if (childAt >= 0) await child(process.argv[childAt + 1]!, process.argv.includes('--verified'));
 else if (process.argv.includes('--page-cache')) await pageCacheCopy(loadavg);
 else if (process.argv.includes('--validate')) await validateCost(treesFromEnv(), loadavg);
 else await main();

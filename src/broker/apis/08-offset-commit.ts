@@ -78,10 +78,20 @@ export default defineApi<OffsetCommitRequest, OffsetCommitResponse>({
       apiVersion: v,
       topics: coordinatorTopics(known, v >= 6),
     };
-    return new Promise<OffsetCommitResponse>((resolve) =>
-      gc.commit(commit, (codes) =>
-        resolve({ throttleTimeMs: 0, topics: mergeCommitResults(unknown, withCodes(known, codes)) }),
-      ),
-    );
+    return new Promise<OffsetCommitResponse>((resolve) => gc.commit(commit, answer(resolve, unknown, known)));
   },
 });
+
+/**
+ * The callback that answers once the commit is written, made in a scope of its own: V8 keeps one
+ * context per scope for all the closures made in it, so a callback made in `handle` would keep
+ * the whole coordinator request alive while the append is pending.
+ */
+function answer(
+  resolve: (r: OffsetCommitResponse) => void,
+  unknown: readonly CommitResultTopic[],
+  known: readonly RequestTopic[],
+): (codes: CommitCodes) => void {
+  return (codes) =>
+    resolve({ throttleTimeMs: 0, topics: mergeCommitResults(unknown, withCodes(known, codes)) });
+}

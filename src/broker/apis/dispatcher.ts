@@ -8,6 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { decodeRequestHeader, encodeResponse } from '../../protocol/messages/frame.js';
 import { apiVersionsApi } from '../../protocol/messages/generated/api-versions.js';
 import { DecodeError, EncodeError } from '../../protocol/primitives/errors.js';
+import type { RequestTiming } from '../metrics/request-stats.js';
 import { requestMetricName } from '../metrics/request-timer.js';
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../network/connection.js';
 import { quotaLimited, quotaUser, RequestQuotaCheck } from '../quota/request-throttle.js';
@@ -77,6 +78,54 @@ function once(callbacks: readonly (() => void)[]): () => void {
   };
 }
 
+/**
+ * One request's context. A class rather than an object literal with an `onResponseSent`
+ * closure: most requests (OffsetCommit, ApiVersions, Produce) never register a callback, and a
+ * closure and an array per request were a measurable share of a small request's CPU
+ * (bench/groups-commit-path.ts); the list exists only once a handler asks for it.
+ */
+class DispatchContext implements RequestContext {
+  #sent: (() => void)[] | null = null;
+  /** Kafka's request metric name (FetchConsumer / FetchFollower split), read before handling. */
+  readonly metricName: string;
+  /** Set when a quota was ever configured. */
+  quota: RequestQuotaCheck | null = null;
+  /** When the handler was called (performance.now()), for the quota's handling time. */
+  startedMs = 0;
+
+  constructor(
+    readonly header: RequestContext['header'],
+    readonly version: number,
+    readonly conn: ConnectionContext,
+    readonly broker: BrokerServices,
+    readonly timing: RequestTiming | undefined,
+    readonly handler: AnyApiHandler,
+    /** The decoded request until the handler has it (then dropped: the context outlives it). */
+    public request: unknown,
+  ) {
+    this.metricName = requestMetricName(handler.api.name, request);
+  }
+
+  /** A handler takes this as a plain function (Fetch keeps it), so it is bound to this request. */
+  get onResponseSent(): (cb: () => void) => void {
+    return (cb) => {
+      if (this.#sent === null) this.#sent = [cb];
+      else this.#sent.push(cb);
+    };
+  }
+
+  /**
+   * What the connection runs once the response has left: nothing, the metrics recorder alone (it
+   * records the first time only, so it needs no `once` wrapper), or every callback once.
+   */
+  afterSent(recorder: (() => void) | undefined): (() => void) | undefined {
+    const sent = this.#sent;
+    if (sent === null) return recorder;
+    if (recorder !== undefined) sent.push(recorder);
+    return once(sent);
+  }
+}
+
 export class Dispatcher implements RequestHandler {
   /** Debug request lines (request-log.ts); null unless the logger writes debug. */
   readonly #requestLog: RequestLog | null;
@@ -109,11 +158,32 @@ export class Dispatcher implements RequestHandler {
       : log.around(frame, conn, () => this.#handle(frame, conn));
   }
 
-  async #handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
+  /**
+   * Not async: a handler that answers synchronously (ApiVersions, Metadata, a refused request)
+   * is finished in the same run, and one that returns a promise is finished by a continuation
+   * that holds the request's context alone — a suspended async frame kept every local alive
+   * while the request waited (with a thousand OffsetCommits waiting for their append, what each
+   * keeps alive is what every scavenge copies).
+   */
+  #handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
+    try {
+      const ctx = this.#start(frame, conn);
+      if (!(ctx instanceof DispatchContext)) return Promise.resolve(ctx);
+      const pending = ctx.handler.handle(ctx, ctx.request);
+      ctx.request = undefined;
+      if (ctx.quota !== null) ctx.quota.handlingMs += performance.now() - ctx.startedMs;
+      if (pending instanceof Promise) return pending.then((result) => this.#finish(ctx, result));
+      return Promise.resolve(this.#finish(ctx, pending));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The request's context, ready for its handler; or the outcome when it never gets there. */
+  #start(frame: Buffer, conn: ConnectionContext): DispatchContext | RequestOutcome {
     if (frame.length < FIXED_HEADER_BYTES) return close(`truncated request header (${frame.length} bytes)`);
     const key = frame.readInt16BE(0);
     const version = frame.readInt16BE(2);
-    const correlationId = frame.readInt32BE(4);
     const handler = this.services.registry.get(key);
     if (!handler) return close(`unknown API key ${key}`);
     if (version < handler.minVersion || version > handler.maxVersion) {
@@ -121,49 +191,43 @@ export class Dispatcher implements RequestHandler {
       const body = apiVersionsResponse(ErrorCode.UNSUPPORTED_VERSION, [
         { apiKey: API_VERSIONS_KEY, minVersion: handler.minVersion, maxVersion: handler.maxVersion },
       ]);
-      return { kind: 'respond', chunks: encodeResponse(apiVersionsApi, 0, correlationId, body) };
+      return { kind: 'respond', chunks: encodeResponse(apiVersionsApi, 0, frame.readInt32BE(4), body) };
     }
-    let ctx: RequestContext;
-    let request: unknown;
-    const sent: (() => void)[] = [];
     const metered = this.services.metrics?.timer.start(frame);
+    let ctx: DispatchContext;
     try {
       const { header, reader } = decodeRequestHeader(frame);
-      request = handler.api.readRequest(reader, version);
-      ctx = {
-        header,
-        version,
-        conn,
-        broker: this.services,
-        onResponseSent: (cb) => sent.push(cb),
-        timing: metered,
-      };
+      const request = handler.api.readRequest(reader, version);
+      ctx = new DispatchContext(header, version, conn, this.services, metered, handler, request);
     } catch (e) {
       if (e instanceof DecodeError)
         return close(`malformed ${handler.api.name} v${version} request: ${e.message}`);
       throw e;
     }
     // Quotas: one flag check unless a quota was ever configured (quota/request-throttle.ts).
-    const quota =
-      this.services.quotas?.enabled === true
-        ? RequestQuotaCheck.begin(this.services.quotas, key, frame.length, request, {
-            user: quotaUser(conn.security?.principal),
-            clientId: ctx.header.clientId ?? '',
-          })
-        : null;
-    const started = quota === null ? 0 : performance.now();
-    const pending = handler.handle(ctx, request);
-    if (quota !== null) quota.handlingMs += performance.now() - started;
-    const result = await pending;
+    if (this.services.quotas?.enabled === true) {
+      ctx.quota = RequestQuotaCheck.begin(this.services.quotas, key, frame.length, ctx.request, {
+        user: quotaUser(conn.security?.principal),
+        clientId: ctx.header.clientId ?? '',
+      });
+      ctx.startedMs = performance.now();
+    }
+    return ctx;
+  }
+
+  /** The outcome of a request whose handler returned `result`. */
+  #finish(ctx: DispatchContext, result: unknown): RequestOutcome {
+    const { handler, version, quota } = ctx;
+    const correlationId = ctx.header.correlationId;
     const metrics = this.services.metrics;
+    let recorder: (() => void) | undefined;
     if (metrics) {
       metrics.timer.settled();
-      const stats = metrics.requests.api(requestMetricName(handler.api.name, request));
+      const stats = metrics.requests.api(ctx.metricName);
       stats.counted(version);
-      if (metered) sent.push(metered.handled(stats));
+      if (ctx.timing) recorder = ctx.timing.handled(stats);
     }
-    // The metrics recorder alone needs no `once` wrapper: it records the first time only.
-    const onSent = sent.length === 0 ? undefined : metered && sent.length === 1 ? sent[0] : once(sent);
+    const onSent = ctx.afterSent(recorder);
     if (result === NO_RESPONSE || result instanceof CloseConnection) {
       onSent?.();
       if (result !== NO_RESPONSE) return close(result.reason);

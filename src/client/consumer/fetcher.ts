@@ -33,6 +33,7 @@ import type { ConsumerMetrics } from '../metrics/consumer-metrics.js';
 import { CompletedFetch, scanBatches } from './completed-fetch.js';
 import type { Deserializer, ResolvedConsumerOptions } from './consumer-config.js';
 import { LogTruncationError, OffsetOutOfRangeError } from './consumer-errors.js';
+import { raiseMallocThresholds } from './frame-allocator.js';
 import { completeValidation } from './position-validation.js';
 import type { PartitionState, SubscriptionState } from './subscription-state.js';
 import { type ConsumerRecord, tpKey } from './types.js';
@@ -101,6 +102,7 @@ export class Fetcher {
     this.#subs = subs;
     this.#opts = opts;
     this.#notify = notify;
+    raiseMallocThresholds();
   }
 
   /** Bytes fetched but not yet consumed. */

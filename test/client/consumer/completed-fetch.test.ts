@@ -27,11 +27,12 @@ function fetchOf(
   fetchOffset: bigint,
   aborted: { producerId: bigint; firstOffset: bigint }[] | null,
   readCommitted: boolean,
+  checkCrcs = true,
 ) {
   const state = new PartitionState('t', 0);
   const scan = scanBatches(data);
   return {
-    cf: new CompletedFetch(state, 0, fetchOffset, data, scan.end, aborted, readCommitted, true),
+    cf: new CompletedFetch(state, 0, fetchOffset, data, scan.end, aborted, readCommitted, checkCrcs),
     scan,
   };
 }
@@ -349,4 +350,34 @@ test('a record that overruns its batch (valid CRC) → INVALID_RECORD, position 
   );
   assert.equal(cf.nextFetchOffset, 1n);
   await assert.rejects(cf.drain([], 10, null, null), isInvalid);
+});
+
+test('checkCrcs false: a batch whose CRC does not match is delivered as it is (kafkajs never checks)', async () => {
+  for (const first of ['none', 'zstd'] as Codec[]) {
+    const good = await encodeRecordBatch([rec('ok0')], { baseOffset: 0, compression: first });
+    // A value byte changed after the CRC was computed: the records still parse.
+    const broken = encodeRecordBatchSync([rec('bad1'), rec('bad2')], { baseOffset: 1 });
+    const at = broken.lastIndexOf('bad2'); // the value (the key k-bad2 comes first)
+    broken[at + 1] = 'X'.charCodeAt(0);
+    const data = Buffer.concat([good, broken]);
+    const checked = fetchOf(data, 0n, null, true).cf;
+    const out0: ConsumerRecord[] = [];
+    await assert.rejects(
+      checked.drain(out0, 10, null, null),
+      (e: unknown) => e instanceof KafkaResponseError && e.errorCode === ErrorCode.CORRUPT_MESSAGE,
+    );
+    assert.deepEqual(
+      out0.map((r) => r.offset),
+      [0n],
+    );
+    const { cf } = fetchOf(data, 0n, null, true, false);
+    const out = await drainAll(cf);
+    assert.deepEqual(
+      out.map((r) => `${r.offset}:${r.value}`),
+      ['0:ok0', '1:bad1', '2:bXd2'],
+      first,
+    );
+    assert.equal(cf.done, true);
+    assert.equal(cf.nextFetchOffset, 3n);
+  }
 });

@@ -103,6 +103,40 @@ describe('lazy cursor', () => {
     c.next();
     assert.equal(c.key()!.buffer, batch.buffer);
   });
+  test('key, value and header values are plain Buffers over the batch bytes, at their positions', () => {
+    // Built inside a larger allocation, so that a view's byteOffset is not the batch's own.
+    const host = Buffer.alloc(batch.length + 37);
+    batch.copy(host, 37);
+    const inHost = host.subarray(37);
+    const c = decodeRecordBatchSync(inHost);
+    c.next();
+    const key = c.key()!;
+    const value = c.value()!;
+    const header = c.headers()[0]!.value!;
+    for (const [view, text, at] of [
+      [key, 'k0', c.keyOffset],
+      [value, 'v0', c.valueOffset],
+    ] as const) {
+      assert.equal(Object.getPrototypeOf(view), Buffer.prototype);
+      assert.ok(Buffer.isBuffer(view));
+      assert.deepStrictEqual(view, Buffer.from(text));
+      assert.equal(view.buffer, host.buffer);
+      assert.equal(view.byteOffset, c.data.byteOffset + at);
+    }
+    assert.equal(Object.getPrototypeOf(header), Buffer.prototype);
+    assert.deepStrictEqual(header, Buffer.from('x'));
+    assert.equal(header.buffer, host.buffer);
+    // A view sees later writes to the batch bytes (no copy) and stays within its own length.
+    c.data[c.valueOffset] = 0x77;
+    assert.equal(value.toString(), 'w0');
+    assert.equal(value.subarray(0, 5).length, 2);
+    c.next();
+    assert.equal(c.key(), null);
+    assert.equal(c.value(), null);
+    c.next();
+    assert.deepStrictEqual(c.value(), Buffer.alloc(0));
+    assert.equal(Object.getPrototypeOf(c.value()), Buffer.prototype);
+  });
   test('iterable, toRecord, and decodeRecords agree', async () => {
     const viaIter: bigint[] = [];
     for (const c of decodeRecordBatchSync(batch)) viaIter.push(c.offset);

@@ -9,6 +9,7 @@ import { errorCodeOf } from '../runtime/coordinator-error.js';
 import { CoordinatorRuntime } from '../runtime/coordinator-runtime.js';
 import type { RecordSerde } from '../runtime/coordinator-shard.js';
 import type { PartitionLoader, PartitionWriter } from '../runtime/partition-writer.js';
+import type { OperationDone } from '../runtime/shard-holder.js';
 import { describeConsumerGroup } from './consumer-group-describe.js';
 import {
   type ConsumerHeartbeatRequest,
@@ -182,11 +183,7 @@ export class GroupCoordinator {
    * committed or the write failed.
    */
   commit(req: OffsetCommitRequest, done: (codes: CommitCodes) => void): void {
-    this.runtime.submit(
-      this.partitionFor(req.groupId),
-      (s) => s.offsets.commit(req),
-      (err, codes) => done(err === null ? (codes as CommitCodes) : commitFailedCode(err)),
-    );
+    this.runtime.submit(this.partitionFor(req.groupId), (s) => s.offsets.commit(req), commitDone(done));
   }
 
   /** TxnOffsetCommit: offsets written in the producer's transaction, visible once it commits. */
@@ -274,6 +271,14 @@ export class GroupCoordinator {
   close(): void {
     this.runtime.close();
   }
+}
+
+/**
+ * `done` as the runtime's callback, made outside `commit`: a closure made there would share its
+ * context with the operation's, and so keep the request alive until the append is committed.
+ */
+function commitDone(done: (codes: CommitCodes) => void): OperationDone<CommitCodes> {
+  return (err, codes) => done(err === null ? (codes as CommitCodes) : commitFailedCode(err));
 }
 
 /**

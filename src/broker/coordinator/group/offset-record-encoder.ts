@@ -48,9 +48,16 @@ function putTimestamp(ms: number, at: number): number {
   return at + 8;
 }
 
+/** Longest copy done byte by byte (a record's key or value is usually well under it). */
+const LOOP_COPY_MAX = 256;
+
 function copyOut(from: number, to: number): Buffer {
-  const b = Buffer.allocUnsafe(to - from);
-  scratch.copy(b, 0, from, to);
+  const n = to - from;
+  const b = Buffer.allocUnsafe(n);
+  // Buffer#copy of part of a buffer makes a Uint8Array view of it first: for a few dozen bytes
+  // that view, not the copy, is the cost.
+  if (n <= LOOP_COPY_MAX) for (let i = 0; i < n; i++) b[i] = scratch[from + i] as number;
+  else scratch.copy(b, 0, from, to);
   return b;
 }
 

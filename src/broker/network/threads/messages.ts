@@ -30,6 +30,8 @@ export type ToMain =
       readonly frame: ArrayBuffer;
       readonly length: number;
       readonly first?: { readonly remoteAddress: string; readonly security: ConnectionSecurity };
+      /** Produce: [byteOffset, length] of each batch this thread verified (`precheckProduce`). */
+      readonly v?: number[];
     })
   | (ConnKey & { readonly t: 'closed' })
   | { readonly t: 'sent'; readonly token: number }

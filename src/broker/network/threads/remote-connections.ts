@@ -4,6 +4,7 @@
 // connection slots it holds in `ConnectionQuotas`. When the thread dies, `abandon()` gives back
 // what its connections held: quota slots, response buffers waiting for "sent".
 
+import { markVerifiedBatches } from '../../../storage/log-validator.js';
 import type { Logger } from '../../logger.js';
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../connection.js';
 import type { ConnectionQuotas } from '../connection-quotas.js';
@@ -166,6 +167,8 @@ export class RemoteConnections {
       return;
     }
     const frame = Buffer.from(m.frame, 0, m.length);
+    // The batches the thread verified skip those checks in `validateLeaderBatch`.
+    if (m.v !== undefined) markVerifiedBatches(m.frame, m.v);
     const { handler, context } = conn;
     // The network thread decided the pipelining; asking again notes the arrival (metrics).
     handler.canPipeline(frame, context);

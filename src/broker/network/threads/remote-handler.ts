@@ -8,6 +8,7 @@
 import type { ConnectionContext, RequestHandler, RequestOutcome } from '../connection.js';
 import type { FramePool } from './frame-pool.js';
 import { type MessageBatcher, type ToMain, type ToWorker, tablePipelinable } from './messages.js';
+import { precheckProduce } from './produce-precheck.js';
 
 type Outcome = Extract<ToWorker, { t: 'outcome' }>;
 
@@ -52,9 +53,17 @@ export class RequestLink {
     return !this.#quotasEnabled && tablePipelinable(this.pipelinable, frame);
   }
 
-  send(listener: number, ctx: ConnectionContext, conn: ConnState, frame: Buffer): Promise<RequestOutcome> {
+  /** `precheck`: run Produce's batch checks here (not before a SASL connection authenticated). */
+  send(
+    listener: number,
+    ctx: ConnectionContext,
+    conn: ConnState,
+    frame: Buffer,
+    precheck: boolean,
+  ): Promise<RequestOutcome> {
     const s = this.#nextSeq++;
     const store = frame.buffer as ArrayBuffer;
+    const verified = precheck ? precheckProduce(frame) : undefined;
     const item: ToMain = {
       t: 'request',
       l: listener,
@@ -63,6 +72,7 @@ export class RequestLink {
       frame: store,
       length: frame.length,
       ...(conn.introduced ? {} : { first: { remoteAddress: ctx.remoteAddress, security: ctx.security! } }),
+      ...(verified !== undefined ? { v: verified } : {}),
     };
     conn.introduced = true;
     this.out.push(item, store);
@@ -141,7 +151,9 @@ export class RemoteHandler implements RequestHandler {
   }
 
   handle(frame: Buffer, conn: ConnectionContext): Promise<RequestOutcome> {
-    return this.link.send(this.listener, conn, this.#state(conn), frame);
+    const state = this.#state(conn);
+    const precheck = this.saslMaxReceiveBytes === undefined || state.authenticated;
+    return this.link.send(this.listener, conn, state, frame, precheck);
   }
 
   /** The connection is gone: the event loop forgets it (its running requests still answer). */
