@@ -11,8 +11,12 @@
 //   told only once the new topics' watches are in place, so a listener that re-reads on it misses
 //   no later assignment change.
 // - /config/changes children: configChanged(entity) for each notification with a sequence number
-//   above the last one processed. At start and after a session expiry the newest existing one
-//   becomes the baseline: nothing old is reported (the owner re-reads everything then).
+//   above the last one processed. At start the newest existing one becomes the baseline: nothing
+//   old is reported (the owner reads everything then). After a session expiry the last one
+//   processed stays the mark, as in Kafka's ZkNodeChangeNotificationListener: what was written
+//   while the session was being renewed is reported once the watch is back. (A new baseline then
+//   lost a change written between the owner's re-read on sessionExpired and the watch's first
+//   read in the new session; reporting a change the owner already re-read costs a re-read.)
 // - /kafka-acl-changes, /kafka-acl-extended-changes children: aclsChanged(resource), the same way.
 //   As Kafka's ZkNodeChangeNotificationListener, every broker then deletes the processed
 //   notifications created more than 15 minutes ago (`aclChangeExpirationMs`), so the lists do
@@ -71,8 +75,6 @@ export class ZkStoreWatches {
   #configChain: Promise<void> = Promise.resolve();
   /** Last processed /config/changes sequence number (-1: none). */
   #configSeq = -1;
-  /** Set by a session expiry: the next /config/changes read is a new baseline. */
-  #configRebase = false;
   #sessionId = 0n;
   #disconnected = false;
   readonly #onDisconnected = (): void => {
@@ -83,12 +85,6 @@ export class ZkStoreWatches {
     if (id === this.#sessionId && this.#disconnected) this.#emitConnection((l) => l.reconnected?.());
     this.#sessionId = id;
     this.#disconnected = false;
-  };
-  /** ACL change paths whose next read is a new baseline (set by a session expiry). */
-  readonly #aclRebase = new Set<string>();
-  readonly #onExpired = (): void => {
-    this.#configRebase = true;
-    this.#aclRebase.add(ACL_PATHS.literalChanges).add(ACL_PATHS.extendedChanges);
   };
   readonly #onNewSession = (id: bigint): void => {
     this.#sessionId = id;
@@ -119,7 +115,6 @@ export class ZkStoreWatches {
     this.#sessionId = c.sessionId;
     c.on('disconnected', this.#onDisconnected);
     c.on('connected', this.#onConnected);
-    c.on('expired', this.#onExpired);
     c.on('newSession', this.#onNewSession);
     const ready: Promise<void>[] = [];
     const children = (path: string, kind: string, on: Notify): void => {
@@ -159,7 +154,6 @@ export class ZkStoreWatches {
     const c = this.#client;
     c.off('disconnected', this.#onDisconnected);
     c.off('connected', this.#onConnected);
-    c.off('expired', this.#onExpired);
     c.off('newSession', this.#onNewSession);
     for (const s of this.#subs.splice(0)) s.close();
     for (const t of this.#topics.values()) t.sub.close();
@@ -288,11 +282,6 @@ export class ZkStoreWatches {
   }
 
   async #processConfigChanges(names: readonly string[]): Promise<void> {
-    if (this.#configRebase) {
-      this.#configRebase = false;
-      this.#configSeq = Math.max(this.#configSeq, maxSequence(names));
-      return;
-    }
     const fresh = names
       .map((n) => ({ n, seq: sequenceOf(n) }))
       .filter((x) => x.seq > this.#configSeq)
@@ -300,7 +289,7 @@ export class ZkStoreWatches {
     for (const { n, seq } of fresh) {
       const path = `${ZK_PATHS.configChanges}/${n}`;
       for (;;) {
-        if (this.#closed || this.#configRebase) return;
+        if (this.#closed) return;
         try {
           const { data } = await this.#client.getData(path);
           const change = decodeConfigChangeNotification(path, data);
@@ -337,10 +326,6 @@ export class ZkStoreWatches {
       path,
       (names) => {
         chain = chain.then(async () => {
-          if (this.#aclRebase.delete(path)) {
-            seen = Math.max(seen, maxSequence(names, ACL_CHANGE_PREFIX));
-            return;
-          }
           const fresh = names
             .map((n) => ({ n, seq: sequenceOf(n, ACL_CHANGE_PREFIX) }))
             .filter((x) => x.seq > seen)

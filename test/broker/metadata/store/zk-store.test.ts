@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import type { MetadataStore } from '../../../../src/broker/metadata/store/metadata-store.js';
 import type { PartitionStateWrite } from '../../../../src/broker/metadata/store/records.js';
 import { ZkMetadataStore } from '../../../../src/broker/metadata/store/zk-store.js';
+import { writeAcls } from '../../../../src/broker/metadata/store/zk-store-acls.js';
 import { ZkClient } from '../../../../src/broker/metadata/zookeeper/zk-client.js';
 import {
   CONFIG_CHANGE_CREATE_PATH,
@@ -35,6 +36,7 @@ import {
 } from './store-contract.js';
 
 let zk: TestZooKeeper;
+const readAll = { principal: 'User:*', permissionType: 'Allow', operation: 'Read', host: '*' } as const;
 
 before(async () => {
   zk = await startTestZooKeeper();
@@ -289,6 +291,38 @@ test('watches: admin requests, and config notifications written by other tools',
     const lease = (await s.tryElectController(1))!;
     await s.completeTopicDeletion(lease, 'ghost');
     assert.deepEqual(await s.pendingTopicDeletions(), []);
+  } finally {
+    await cl.close();
+  }
+});
+
+test('changes written while an expired session is renewed reach it once its watches are back', async () => {
+  const cl = await zkCluster();
+  try {
+    const raw = await cl.raw();
+    const a = await cl.open({ shortSession: true });
+    const seen = new Recorder(a);
+    const acls: string[] = [];
+    const stopAcls = a.watch({ aclsChanged: (r) => acls.push(r.name) });
+    // Written as soon as the client learns of the expiry: before its new session's watches have
+    // read again, as another broker's change can land while this one renews its session.
+    let written: Promise<unknown> | undefined;
+    (a as ZkMetadataStore).zkClient!.once('expired', () => {
+      written = Promise.all([
+        raw.create(CONFIG_CHANGE_CREATE_PATH, encodeConfigChangeNotification('brokers', '7'), {
+          mode: 'PERSISTENT_SEQUENTIAL',
+        }),
+        writeAcls(raw, { resourceType: 'Topic', patternType: 'LITERAL', name: 'renewal' }, [readAll], -1),
+      ]);
+    });
+    await cl.expire(a);
+    assert.ok(written, 'the expiry was seen');
+    await written;
+    await seen.seen('configChanged:brokers/7');
+    await eventually(`aclsChanged for renewal (seen: ${JSON.stringify(acls)})`, () =>
+      acls.includes('renewal'),
+    );
+    stopAcls();
   } finally {
     await cl.close();
   }
