@@ -86,7 +86,9 @@ async function startBroker(
   const gc = { scavenges: 0, markCompacts: 0 };
   const start = ['start', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
   const entry = join(root, 'dist/src/cli/main.js');
-  const child = spawn(process.execPath, [...flags, entry, ...start], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, entry, ...start], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((done, fail) => {
     let out = '';
     let found = false;

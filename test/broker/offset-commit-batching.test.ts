@@ -84,26 +84,38 @@ async function pipelined(c: RawClient, bodies: Array<ReturnType<typeof commitBod
   return out;
 }
 
-/** The committed offsets of each group (OffsetFetch v8, every group in one request). */
+/**
+ * The committed offsets of each group (OffsetFetch v8, every group in one request), asked again
+ * while a group's partition of __consumer_offsets is still being replayed, as clients do
+ * (FindCoordinator answers before the load ends).
+ */
 async function committed(c: RawClient, groups: readonly string[], partitions: number[]): Promise<bigint[][]> {
-  const r = await c.request(offsetFetchApi, 8, {
-    groupId: '',
-    topics: [],
-    groups: groups.map((groupId) => ({
-      groupId,
-      memberId: null,
-      memberEpoch: -1,
-      topics: [{ name: TOPIC, partitionIndexes: partitions }],
-    })),
-    requireStable: true,
-  });
-  return groups.map((g) => {
-    const found = r.groups.find((x) => x.groupId === g);
-    assert.equal(found?.errorCode, ErrorCode.NONE);
-    return partitions.map(
-      (p) => found?.topics[0]?.partitions.find((x) => x.partitionIndex === p)?.committedOffset ?? -2n,
-    );
-  });
+  const deadline = Date.now() + scaled(60_000);
+  for (;;) {
+    const r = await c.request(offsetFetchApi, 8, {
+      groupId: '',
+      topics: [],
+      groups: groups.map((groupId) => ({
+        groupId,
+        memberId: null,
+        memberEpoch: -1,
+        topics: [{ name: TOPIC, partitionIndexes: partitions }],
+      })),
+      requireStable: true,
+    });
+    if (r.groups.some((x) => x.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)) {
+      if (Date.now() > deadline) throw new TestTimeoutError('__consumer_offsets to load', scaled(60_000));
+      await new Promise((res) => setTimeout(res, 50));
+      continue;
+    }
+    return groups.map((g) => {
+      const found = r.groups.find((x) => x.groupId === g);
+      assert.equal(found?.errorCode, ErrorCode.NONE);
+      return partitions.map(
+        (p) => found?.topics[0]?.partitions.find((x) => x.partitionIndex === p)?.committedOffset ?? -2n,
+      );
+    });
+  }
 }
 
 test(

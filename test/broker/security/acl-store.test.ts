@@ -149,24 +149,40 @@ test('processed ACL change notifications older than 15 minutes are purged, as Ka
     await new Promise((r) => setTimeout(r, 200));
     assert.equal((await client.getChildren('/kafka-acl-changes')).length, 2);
     assert.equal((await client.getChildren('/kafka-acl-extended-changes')).length, 1);
-    // 15 minutes later the next change is processed, then every processed one is deleted.
-    clock += ACL_CHANGE_EXPIRATION_MS + 1000;
+    // 15 minutes later the next change is processed, then every processed notification older than
+    // 15 minutes is deleted; the new one is young and stays. The clock is set between the two
+    // generations (ZooKeeper's ctime is this machine's wall clock), so how long the steps above
+    // took under load does not matter.
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const literalBefore = (await client.getChildren('/kafka-acl-changes')).sort();
+    const extendedBefore = await client.getChildren('/kafka-acl-extended-changes');
+    await sleep(20);
+    clock = Date.now() + ACL_CHANGE_EXPIRATION_MS + 1;
+    await sleep(20);
     await writeAcls(client, { ...literalT, name: 'later' }, [readAlice], -1);
     await eventually('the later notification', () => seen.includes('later'));
-    const remaining = async () => (await client.getChildren('/kafka-acl-changes')).length;
     const deadline = Date.now() + scaled(20_000);
-    while ((await remaining()) > 0) {
-      assert.ok(Date.now() < deadline, 'old literal notifications were not purged');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const purgedTo = async (path: string, before: string[]) => {
+      for (;;) {
+        const now = await client.getChildren(path);
+        if (now.every((c) => !before.includes(c))) return now;
+        assert.ok(
+          Date.now() < deadline,
+          `old notifications under ${path} were not purged: ${now.join(', ')}`,
+        );
+        await sleep(50);
+      }
+    };
+    assert.equal((await purgedTo('/kafka-acl-changes', literalBefore)).length, 1, 'the young one stays');
     // The extended list is purged on its own next change; the ACLs themselves are untouched.
-    assert.equal((await client.getChildren('/kafka-acl-extended-changes')).length, 1);
+    assert.deepEqual(await client.getChildren('/kafka-acl-extended-changes'), extendedBefore);
     await writeAcls(client, { ...prefixed, name: 'p2-' }, [readAlice], -1);
     await eventually('the extended notification', () => seen.includes('p2-'));
-    while ((await client.getChildren('/kafka-acl-extended-changes')).length > 0) {
-      assert.ok(Date.now() < deadline, 'old extended notifications were not purged');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    assert.equal(
+      (await purgedTo('/kafka-acl-extended-changes', extendedBefore)).length,
+      1,
+      'the young one stays',
+    );
     assert.deepEqual((await client.getChildren('/kafka-acl/Topic')).sort(), ['later', 'old', 'young']);
   } finally {
     watches.close();
