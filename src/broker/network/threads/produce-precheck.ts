@@ -6,9 +6,8 @@
 // state, transactions) stays there. A batch that fails here is simply not marked: the event
 // loop's own checks answer it, so the error codes are the single-thread broker's.
 
+import { decodeRequestHeader } from '../../../protocol/messages/frame.js';
 import { produceApi } from '../../../protocol/messages/generated/produce.js';
-import { readRequestHeader } from '../../../protocol/messages/header.js';
-import { Reader } from '../../../protocol/primitives/reader.js';
 import { checkClientBatch } from '../../../storage/log-validator.js';
 
 const PRODUCE = 0;
@@ -26,9 +25,7 @@ export function precheckProduce(frame: Buffer): number[] | undefined {
   if (version < FIRST_BATCH_VERSION || version > produceApi.maxVersion) return undefined;
   let topics: ReturnType<typeof produceApi.readRequest>['topicData'];
   try {
-    const reader = new Reader(frame);
-    readRequestHeader(reader);
-    topics = produceApi.readRequest(reader, version).topicData;
+    topics = produceApi.readRequest(decodeRequestHeader(frame).reader, version).topicData;
   } catch {
     return undefined; // the event loop's decoder answers it
   }
