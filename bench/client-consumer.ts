@@ -6,6 +6,7 @@
 //
 //   npm run build && npx tsx bench/client-consumer.ts [--small N] [--large N] [--rounds R]
 //                      [--clients samsa,samsa-nocrc,kafkajs,platformatic,librdkafka] [--base DIR]
+//                      [--pin]
 //
 // `--base DIR` adds `samsa-base` (and `samsa-base-nocrc` when `samsa-nocrc` runs): our consumer
 // compiled in another copy of the tree (DIR/dist, built there with `npm run build`), for
@@ -29,9 +30,9 @@
 // rounds interleave the clients (each round starting with the next client, so none always runs
 // first), and each client keeps its best round (the machine is shared).
 // Every client runs with its defaults.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -243,9 +244,11 @@ function processCpuMs(pid: number): number {
 }
 
 /** Runs a worker; the broker's CPU time is read at its FIRST line and at its RESULT line. */
-function runChild(cmd: string, args: string[], brokerPid: number): Promise<Result> {
+function runChild(cmd: string, args: string[], brokerPid: number, pin: boolean): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = pin
+      ? spawn('taskset', ['-c', clientCpus(), cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let brokerAtFirst: number | null = null;
@@ -267,6 +270,16 @@ function runChild(cmd: string, args: string[], brokerPid: number): Promise<Resul
       resolve(r);
     });
   });
+}
+
+// `--pin`: the broker's threads on the last CPU, each client on the others — "a core each",
+// measured instead of computed from CPU times (the client's V8 helper threads share its core).
+const lastCpu = (): number => availableParallelism() - 1;
+const clientCpus = (): string => (lastCpu() === 1 ? '0' : `0-${lastCpu() - 1}`);
+
+function pinBroker(pid: number, cpus: string): void {
+  const r = spawnSync('taskset', ['-a', '-cp', cpus, String(pid)]);
+  if (r.status !== 0) throw new Error(`taskset failed: ${r.stderr}`);
 }
 
 const brokerCpuPerRecord = (r: Result): string =>
@@ -315,8 +328,10 @@ async function orchestrate(): Promise<void> {
       clients: { type: 'string', default: CLIENTS.join(',') },
       rounds: { type: 'string', default: '2' },
       base: { type: 'string' },
+      pin: { type: 'boolean', default: false },
     },
   });
+  const pin = values.pin!;
   const rounds = Number(values.rounds);
   const clients = values.clients!.split(',') as ClientName[];
   if (values.base !== undefined) {
@@ -338,8 +353,10 @@ async function orchestrate(): Promise<void> {
   const results: Result[] = [];
   try {
     for (const w of workloads) {
+      if (pin) pinBroker(child.pid!, `0-${lastCpu()}`); // the fill has every core
       const topic = await fill(bootstrap, w.n, w.size);
       await new Promise((r) => setTimeout(r, 2000)); // let the broker settle after the fill
+      if (pin) pinBroker(child.pid!, String(lastCpu()));
       for (let round = 0; round < rounds; round++) {
         // Each round starts with the next client: the first one after a fill (or after the
         // previous round's last client) meets a broker still busy with it, and a fixed order
@@ -353,6 +370,7 @@ async function orchestrate(): Promise<void> {
                   '/usr/bin/python3',
                   ['-c', PYTHON_WORKER, bootstrap, topic, ...args],
                   child.pid!,
+                  pin,
                 )
               : await runChild(
                   process.execPath,
@@ -366,6 +384,7 @@ async function orchestrate(): Promise<void> {
                     ...(c.startsWith('samsa-base') ? [values.base!] : []),
                   ],
                   child.pid!,
+                  pin,
                 );
           process.stdout.write(
             `round ${round + 1} ${c.padEnd(16)} ${String(w.n).padStart(8)} × ${String(w.size).padStart(4)} B: ${Math.round(r.recordsPerSec).toLocaleString('en-US').padStart(9)} records/s, startup ${r.startupSeconds.toFixed(2)} s, peak RSS ${r.maxRssMB.toFixed(0)} MB, CPU ${cpuPerRecord(r)} µs/record, broker ${brokerCpuPerRecord(r)} µs/record${phases(r)}\n`,
