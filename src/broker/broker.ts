@@ -352,6 +352,7 @@ async function assemble(
         replicas,
         image,
         isActiveController: () => controller.isActive,
+        minIsrOf: minIsr,
         fetchSessions: services.fetchSessions,
         groups: groups.coordinator,
       }),

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { Producer } from '../../src/client/index.js';
+import { Admin, Producer } from '../../src/client/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { encodeRequest } from '../../src/protocol/messages/frame.js';
 import { apiVersionsApi } from '../../src/protocol/messages/generated/api-versions.js';
 import { fetchApi } from '../../src/protocol/messages/generated/fetch.js';
@@ -72,6 +73,62 @@ test('replica and controller gauges follow topic creation', async () => {
       sampleValue(after, 'kafka_log_log_logendoffset', { topic: 'gauges', partition: String(p) }),
       0,
     );
+  }
+});
+
+const UNDER_MIN_ISR = 'kafka_server_replicamanager_underminisrpartitioncount';
+const AT_MIN_ISR = 'kafka_server_replicamanager_atminisrpartitioncount';
+
+/** Scrapes until `check` holds (a dynamic config reaches the broker's resolver asynchronously). */
+async function scrapeUntil(what: string, check: (e: Exposition) => boolean): Promise<Exposition> {
+  const deadline = Date.now() + scaled(20_000);
+  for (;;) {
+    const e = await scrape();
+    if (check(e)) return e;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('UnderMinIsr and AtMinIsr counts follow min.insync.replicas, as acks=all produces meet it', async () => {
+  const admin = new Admin({ bootstrapServers: `127.0.0.1:${broker.port}` });
+  try {
+    await admin.createTopics([{ name: 'minisr-1', numPartitions: 1, replicationFactor: 1 }]);
+    await admin.createTopics([
+      {
+        name: 'minisr-2',
+        numPartitions: 2,
+        replicationFactor: 1,
+        configs: { 'min.insync.replicas': '2' },
+      },
+    ]);
+    // One broker, one replica each: an ISR of 1 is at a min.insync.replicas of 1, under one of 2.
+    const e = await scrape();
+    const leaders = sampleValue(e, 'kafka_server_replicamanager_leadercount');
+    assert.equal(sampleValue(e, UNDER_MIN_ISR), 2);
+    assert.equal(sampleValue(e, AT_MIN_ISR), leaders - 2);
+    const batch = encodeRecordBatchSync([{ value: Buffer.from('v'), timestamp: BigInt(Date.now()) }]);
+    assert.equal((await produce(c, 'minisr-2', 1, batch, -1)).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+    assert.equal((await produce(c, 'minisr-1', 0, batch, -1)).errorCode, 0);
+
+    // The cluster-wide dynamic default applies to every topic without an override.
+    const setDefault = (op: 'set' | 'delete') =>
+      admin.incrementalAlterConfigs([
+        { type: 'broker', name: '', ops: [{ key: 'min.insync.replicas', op, value: '2' }] },
+      ]);
+    await setDefault('set');
+    const raised = await scrapeUntil(
+      'every partition under its min ISR',
+      (x) => sampleValue(x, UNDER_MIN_ISR) === leaders,
+    );
+    assert.equal(sampleValue(raised, AT_MIN_ISR), 0);
+    assert.equal((await produce(c, 'minisr-1', 0, batch, -1)).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+    await setDefault('delete');
+    const restored = await scrapeUntil('the default back at 1', (x) => sampleValue(x, UNDER_MIN_ISR) === 2);
+    assert.equal(sampleValue(restored, AT_MIN_ISR), leaders - 2);
+    assert.equal((await produce(c, 'minisr-1', 0, batch, -1)).errorCode, 0);
+  } finally {
+    await admin.close();
   }
 });
 

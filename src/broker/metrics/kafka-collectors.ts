@@ -15,6 +15,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
 import type { FetchSessionCache } from '../replica/fetch-session-cache.js';
+import type { MinIsrOf } from '../replica/min-isr.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerMetrics } from './broker-metrics.js';
 import { registerFetchSessionGauges } from './fetch-session-gauges.js';
@@ -37,6 +38,8 @@ export interface CollectorSources {
   readonly replicas: ReplicaManager;
   readonly image: MetadataView;
   readonly isActiveController: () => boolean;
+  /** `min.insync.replicas` of a topic as applied now (the UnderMinIsr and AtMinIsr counts). */
+  readonly minIsrOf: MinIsrOf;
   /** The group coordinator (group counts, consumer lag); absent = none. */
   readonly groups?: GroupCoordinator;
   /** Incremental fetch sessions; absent = no FetchSessionCache families. */
@@ -131,7 +134,12 @@ function gauge(registers: Registry[], name: string, help: string, value: () => n
 
 function registerReplicaGauges(registers: Registry[], s: CollectorSources): void {
   const count = (
-    pred: (p: { isLeader: boolean; isr: readonly number[]; replicas: readonly number[] }) => boolean,
+    pred: (p: {
+      topic: string;
+      isLeader: boolean;
+      isr: readonly number[];
+      replicas: readonly number[];
+    }) => boolean,
   ) => {
     let n = 0;
     for (const p of s.replicas.all()) if (pred(p)) n++;
@@ -148,6 +156,21 @@ function registerReplicaGauges(registers: Registry[], s: CollectorSources): void
     'kafka_server_replicamanager_underreplicatedpartitions',
     'Partitions led here whose ISR is smaller than their replica set',
     () => count((p) => p.isLeader && p.isr.length < p.replicas.length),
+  );
+  // Kafka's Partition.isUnderMinIsr / isAtMinIsr, counted on the leader: under, acks=all
+  // produces fail with NOT_ENOUGH_REPLICAS; at, one more replica leaving the ISR makes them fail.
+  const minIsr = s.minIsrOf;
+  gauge(
+    registers,
+    'kafka_server_replicamanager_underminisrpartitioncount',
+    'Partitions led here whose ISR is smaller than their min.insync.replicas',
+    () => count((p) => p.isLeader && p.isr.length < minIsr(p.topic)),
+  );
+  gauge(
+    registers,
+    'kafka_server_replicamanager_atminisrpartitioncount',
+    'Partitions led here whose ISR is exactly their min.insync.replicas',
+    () => count((p) => p.isLeader && p.isr.length === minIsr(p.topic)),
   );
   for (const [field, name] of [
     ['shrinks', 'isrshrinks'],
