@@ -109,6 +109,7 @@ test('every metric the dashboard queries is exposed by the broker', async () => 
     'kafka_network_requestmetrics_requests_total',
     'kafka_network_requestmetrics_totaltimems',
     'kafka_server_replicamanager_underreplicatedpartitions',
+    'kafka_server_replicamanager_underminisrpartitioncount',
     'kafka_controller_kafkacontroller_offlinepartitionscount',
     'kafka_controller_kafkacontroller_activecontrollercount',
     'kafka_server_replicamanager_isrshrinks_total',
