@@ -247,7 +247,7 @@ function processCpuMs(pid: number): number {
 function runChild(cmd: string, args: string[], brokerPid: number, pin: boolean): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = pin
-      ? spawn('taskset', ['-c', clientCpus(), cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      ? spawn('taskset', ['-c', CLIENT_CPUS, cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -274,8 +274,8 @@ function runChild(cmd: string, args: string[], brokerPid: number, pin: boolean):
 
 // `--pin`: the broker's threads on the last CPU, each client on the others — "a core each",
 // measured instead of computed from CPU times (the client's V8 helper threads share its core).
-const lastCpu = (): number => availableParallelism() - 1;
-const clientCpus = (): string => (lastCpu() === 1 ? '0' : `0-${lastCpu() - 1}`);
+const LAST_CPU = availableParallelism() - 1;
+const CLIENT_CPUS = LAST_CPU === 1 ? '0' : `0-${LAST_CPU - 1}`;
 
 function pinBroker(pid: number, cpus: string): void {
   const r = spawnSync('taskset', ['-a', '-cp', cpus, String(pid)]);
@@ -353,10 +353,10 @@ async function orchestrate(): Promise<void> {
   const results: Result[] = [];
   try {
     for (const w of workloads) {
-      if (pin) pinBroker(child.pid!, `0-${lastCpu()}`); // the fill has every core
+      if (pin) pinBroker(child.pid!, `0-${LAST_CPU}`); // the fill has every core
       const topic = await fill(bootstrap, w.n, w.size);
       await new Promise((r) => setTimeout(r, 2000)); // let the broker settle after the fill
-      if (pin) pinBroker(child.pid!, String(lastCpu()));
+      if (pin) pinBroker(child.pid!, String(LAST_CPU));
       for (let round = 0; round < rounds; round++) {
         // Each round starts with the next client: the first one after a fill (or after the
         // previous round's last client) meets a broker still busy with it, and a fixed order

@@ -49,7 +49,7 @@ const verifiedBatches = new WeakMap<ArrayBufferLike, number[]>();
 let anyVerified = false;
 let skipped = 0;
 
-/** How many appends used a network thread's checks instead of their own (tests, metrics). */
+/** How many appends used a network thread's checks instead of their own (for tests). */
 export function batchesCheckedByNetworkThreads(): number {
   return skipped;
 }

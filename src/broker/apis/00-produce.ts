@@ -27,6 +27,7 @@ import {
 import { isTransactional } from '../../protocol/record-batch/header.js';
 import type { AppendResult } from '../../storage/index.js';
 import { remoteWait } from '../metrics/request-stats.js';
+import { topicMinIsr } from '../replica/min-isr.js';
 import { CloseConnection, defineApi, NO_RESPONSE } from './api.js';
 import { AclOp, allowed, deniedNames, ResType } from './authorize.js';
 import { appendLegacy } from './legacy-produce.js';
@@ -78,11 +79,6 @@ function partitionError(
 const withoutMessage = (
   r: ProduceResponsePartitionProduceResponse,
 ): ProduceResponsePartitionProduceResponse => ({ ...r, errorMessage: null });
-
-function minInsyncReplicas(broker: BrokerServices, topic: string): number {
-  const t = broker.image.topic(topic);
-  return Number(t ? broker.configs.topicValue('min.insync.replicas', t.configs) : 1);
-}
 
 /** Whether any partition carries a transactional batch (the attributes of its first batch). */
 function hasTransactionalRecords(req: ProduceRequest): boolean {
@@ -141,7 +137,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
     // Every partition's answer, topic after topic: awaited together, then split by topic.
     const results: Promise<ProduceResponsePartitionProduceResponse>[] = [];
     for (const topic of req.topicData) {
-      const minIsr = acks === -1 ? minInsyncReplicas(broker, topic.name) : 1;
+      const minIsr = acks === -1 ? topicMinIsr(broker.image, broker.configs, topic.name) : 1;
       for (const pd of topic.partitionData) {
         const fail = (e: unknown) => Promise.resolve(partitionError(pd.index, e, broker));
         if (acks !== 0 && acks !== 1 && acks !== -1) {

@@ -134,12 +134,7 @@ function gauge(registers: Registry[], name: string, help: string, value: () => n
 
 function registerReplicaGauges(registers: Registry[], s: CollectorSources): void {
   const count = (
-    pred: (p: {
-      topic: string;
-      isLeader: boolean;
-      isr: readonly number[];
-      replicas: readonly number[];
-    }) => boolean,
+    pred: (p: { isLeader: boolean; isr: readonly number[]; replicas: readonly number[] }) => boolean,
   ) => {
     let n = 0;
     for (const p of s.replicas.all()) if (pred(p)) n++;
@@ -159,18 +154,32 @@ function registerReplicaGauges(registers: Registry[], s: CollectorSources): void
   );
   // Kafka's Partition.isUnderMinIsr / isAtMinIsr, counted on the leader: under, acks=all
   // produces fail with NOT_ENOUGH_REPLICAS; at, one more replica leaving the ISR makes them fail.
-  const minIsr = s.minIsrOf;
+  // The topic's min.insync.replicas is resolved once per run of its partitions, not per partition.
+  const countAgainstMinIsr = (pred: (isr: number, minIsr: number) => boolean) => () => {
+    let n = 0;
+    let topic: string | null = null;
+    let minIsr = 1;
+    for (const p of s.replicas.all()) {
+      if (!p.isLeader) continue;
+      if (p.topic !== topic) {
+        topic = p.topic;
+        minIsr = s.minIsrOf(topic);
+      }
+      if (pred(p.isr.length, minIsr)) n++;
+    }
+    return n;
+  };
   gauge(
     registers,
     'kafka_server_replicamanager_underminisrpartitioncount',
     'Partitions led here whose ISR is smaller than their min.insync.replicas',
-    () => count((p) => p.isLeader && p.isr.length < minIsr(p.topic)),
+    countAgainstMinIsr((isr, min) => isr < min),
   );
   gauge(
     registers,
     'kafka_server_replicamanager_atminisrpartitioncount',
     'Partitions led here whose ISR is exactly their min.insync.replicas',
-    () => count((p) => p.isLeader && p.isr.length === minIsr(p.topic)),
+    countAgainstMinIsr((isr, min) => isr === min),
   );
   for (const [field, name] of [
     ['shrinks', 'isrshrinks'],

@@ -8,8 +8,11 @@ import type { MetadataView } from '../metadata/cluster-image.js';
 export type MinIsrOf = (topic: string) => number;
 
 export function minIsrOf(image: MetadataView, configs: ConfigResolver): MinIsrOf {
-  return (topic) => {
-    const t = image.topic(topic);
-    return Number(t ? configs.topicValue('min.insync.replicas', t.configs) : 1);
-  };
+  return (topic) => topicMinIsr(image, configs, topic);
+}
+
+/** `topic`'s min.insync.replicas now; 1 for a topic the image does not have. */
+export function topicMinIsr(image: MetadataView, configs: ConfigResolver, topic: string): number {
+  const t = image.topic(topic);
+  return Number(t ? configs.topicValue('min.insync.replicas', t.configs) : 1);
 }

@@ -10,8 +10,8 @@ import { decodeRequestHeader } from '../../../protocol/messages/frame.js';
 import { produceApi } from '../../../protocol/messages/generated/produce.js';
 import { checkClientBatch } from '../../../storage/log-validator.js';
 
-const PRODUCE = 0;
-/** Produce v0-2 carry legacy message sets, converted on the event loop; v3+ one v2 batch each. */
+/** Produce v0-2 carry legacy message sets, converted on the event loop; v3+ one v2 batch each
+ * (the same bound as `apis/00-produce.ts`, which the threads do not load). */
 const FIRST_BATCH_VERSION = 3;
 
 /**
@@ -20,7 +20,7 @@ const FIRST_BATCH_VERSION = 3;
  * frame, undecodable, or no batch passed).
  */
 export function precheckProduce(frame: Buffer): number[] | undefined {
-  if (frame.length < 4 || frame.readInt16BE(0) !== PRODUCE) return undefined;
+  if (frame.length < 4 || frame.readInt16BE(0) !== produceApi.key) return undefined;
   const version = frame.readInt16BE(2);
   if (version < FIRST_BATCH_VERSION || version > produceApi.maxVersion) return undefined;
   let topics: ReturnType<typeof produceApi.readRequest>['topicData'];
