@@ -410,6 +410,7 @@ test('ZooKeeper down for a while: committed data is served, writes and admin cha
   } finally {
     await zk.restart();
   }
+  const restarted = Date.now();
   await creating;
 
   // Everything recovers: full ISRs, writes, a new topic. (When every session expired meanwhile,
@@ -419,7 +420,9 @@ test('ZooKeeper down for a while: committed data is served, writes and admin cha
     await waitForFullIsr(cluster, [topic], 120_000);
     await producer.send({ topic, partition: 0, value: 'after-outage' });
     await producer.close();
+    // The controller may not have reconnected yet: CreateTopics waits for it (as Kafka's does).
     await createTopic('after-outage', 3);
+    say(`topic created ${Date.now() - restarted} ms after ZooKeeper was back`);
     const p2 = new Producer({ bootstrapServers: cluster.bootstrap(), acks: 'all' });
     await Promise.all(
       [0, 1, 2].map((partition) => p2.send({ topic: 'after-outage', partition, value: `a-${partition}` })),

@@ -68,6 +68,8 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
   maxVersion: 7,
   async handle(ctx, req) {
     const { broker } = ctx;
+    // Both the wait for this broker to see the topics and the wait for a lost store connection.
+    const timeoutMs = propagationTimeout(req.timeoutMs);
     const counts = new Map<string, number>();
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const reported = new Set<string>();
@@ -122,8 +124,8 @@ export default defineApi<CreateTopicsRequest, CreateTopicsResponse>({
       };
       answers.push(
         (req.validateOnly
-          ? broker.commands.planTopic(spec)
-          : broker.commands.createTopic(spec, propagationTimeout(req.timeoutMs))
+          ? broker.commands.planTopic(spec, timeoutMs)
+          : broker.commands.createTopic(spec, timeoutMs, timeoutMs)
         ).then(
           (record) => configsRefused(success(broker, record)),
           (e: unknown) => {

@@ -55,11 +55,18 @@ const brokerEntity = (entity: string) => (entity === '' ? '<default>' : entity);
 export class TopicCommands {
   constructor(private readonly deps: TopicCommandsDeps) {}
 
-  /** Validates a creation and returns what it would write. Throws KafkaError. */
-  async planTopic(spec: CreateTopicSpec): Promise<TopicRecord> {
+  /**
+   * Validates a creation and returns what it would write. Throws KafkaError. `storeWaitMs`: how
+   * long to wait for a lost store connection to return (see `#store`).
+   */
+  planTopic(spec: CreateTopicSpec, storeWaitMs = 0): Promise<TopicRecord> {
+    return this.#plan(spec, Date.now() + storeWaitMs);
+  }
+
+  async #plan(spec: CreateTopicSpec, storeUntil: number): Promise<TopicRecord> {
     const nameErr = topicNameError(spec.name);
     if (nameErr) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, nameErr);
-    const names = await this.#store((s) => s.topicNames());
+    const names = await this.#store((s) => s.topicNames(), storeUntil);
     if (names.includes(spec.name))
       throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${spec.name}' already exists.`);
     const key = collisionKey(spec.name);
@@ -70,7 +77,7 @@ export class TopicCommands {
         `Topic '${spec.name}' collides with existing topic: ${collides}`,
       );
     const configs = validateTopicOverrides(spec.configs);
-    const brokers = await this.#store((s) => s.liveBrokers());
+    const brokers = await this.#store((s) => s.liveBrokers(), storeUntil);
     let assignment: number[][];
     if (spec.assignments.length > 0) {
       if (spec.numPartitions !== -1 || spec.replicationFactor !== -1) {
@@ -118,16 +125,23 @@ export class TopicCommands {
   /**
    * Creates a topic and waits until this broker serves it with a leader for every partition.
    * Returns the topic as this broker sees it (or as planned, when the wait timed out).
+   * `storeWaitMs`: an admin request's timeout; auto-creation does not wait (the client's next
+   * Metadata request asks again).
    */
-  async createTopic(spec: CreateTopicSpec, timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS): Promise<TopicView> {
-    const plan = await this.planTopic(spec);
+  async createTopic(
+    spec: CreateTopicSpec,
+    timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS,
+    storeWaitMs = 0,
+  ): Promise<TopicView> {
+    const storeUntil = Date.now() + storeWaitMs;
+    const plan = await this.#plan(spec, storeUntil);
     const assignment: TopicAssignment = {
       name: plan.name,
       topicId: plan.topicId,
       partitions: plan.partitions.map((p) => p.replicas),
     };
     // NODE_EXISTS: another broker created the name since the check (TOPIC_ALREADY_EXISTS).
-    await this.#store((s) => s.createTopic(assignment, plan.configs));
+    await this.#store((s) => s.createTopic(assignment, plan.configs), storeUntil);
     this.deps.logger.log('info', 'created topic', {
       topic: plan.name,
       topicId: plan.topicId,
@@ -146,14 +160,18 @@ export class TopicCommands {
     return view.topic(plan.name) ?? { ...plan, internal: INTERNAL_TOPICS.has(plan.name) };
   }
 
-  /** Requests the deletion and waits until this broker no longer serves the topic. */
+  /**
+   * Requests the deletion and waits until this broker no longer serves the topic. An admin
+   * request: a lost store connection is waited for, within `timeoutMs`.
+   */
   async deleteTopic(name: string, timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS): Promise<{ topicId: string }> {
     if (!this.deps.config.deleteTopicEnable)
       throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
-    const [assignment] = await this.#store((s) => s.assignments([name]));
+    const storeUntil = Date.now() + timeoutMs;
+    const [assignment] = await this.#store((s) => s.assignments([name]), storeUntil);
     if (assignment === undefined)
       throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
-    await this.#store((s) => s.requestTopicDeletion(name));
+    await this.#store((s) => s.requestTopicDeletion(name), storeUntil);
     this.deps.logger.log('info', 'topic deletion requested', { topic: name, topicId: assignment.topicId });
     const { view } = this.deps;
     const gone = () => view.topic(name)?.topicId !== assignment.topicId;
@@ -162,7 +180,7 @@ export class TopicCommands {
     return { topicId: assignment.topicId };
   }
 
-  /** CreatePartitions: grows `name` to `count` partitions. Throws KafkaError. */
+  /** CreatePartitions: grows `name` to `count` partitions (an admin request, like deleteTopic). Throws KafkaError. */
   async createPartitions(
     name: string,
     count: number,
@@ -170,7 +188,8 @@ export class TopicCommands {
     validateOnly: boolean,
     timeoutMs = DEFAULT_PROPAGATION_TIMEOUT_MS,
   ): Promise<void> {
-    const [topic] = await this.#store((s) => s.assignments([name]));
+    const storeUntil = Date.now() + timeoutMs;
+    const [topic] = await this.#store((s) => s.assignments([name]), storeUntil);
     if (topic === undefined)
       throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
     const current = topic.partitions.length;
@@ -186,7 +205,7 @@ export class TopicCommands {
         ErrorCode.INVALID_PARTITIONS,
         `Number of partitions ${count} exceeds the limit of ${MAX_PARTITIONS_PER_TOPIC}.`,
       );
-    const brokers = await this.#store((s) => s.liveBrokers());
+    const brokers = await this.#store((s) => s.liveBrokers(), storeUntil);
     let added: number[][];
     if (assignments !== null) {
       if (assignments.length !== count - current) {
@@ -213,7 +232,10 @@ export class TopicCommands {
       });
     }
     if (validateOnly) return;
-    await this.#store((s) => s.setAssignment({ ...topic, partitions: [...topic.partitions, ...added] }));
+    await this.#store(
+      (s) => s.setAssignment({ ...topic, partitions: [...topic.partitions, ...added] }),
+      storeUntil,
+    );
     const { view } = this.deps;
     const ready = () => {
       const t = view.topic(name);
@@ -238,25 +260,29 @@ export class TopicCommands {
     return waiting().map(({ topic, partition }) => ({ topic, partition }));
   }
 
-  /** Replaces a topic's overrides (AlterConfigs semantics). Throws KafkaError. */
+  /** Replaces a topic's overrides (AlterConfigs semantics; an admin request). Throws KafkaError. */
   async setTopicConfigs(
     name: string,
     overrides: Readonly<Record<string, string | null>>,
     validateOnly: boolean,
   ): Promise<void> {
-    const names = await this.#store((s) => s.topicNames());
+    const storeUntil = Date.now() + DEFAULT_PROPAGATION_TIMEOUT_MS;
+    const names = await this.#store((s) => s.topicNames(), storeUntil);
     if (!names.includes(name))
       throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
     const configs = validateTopicOverrides(overrides);
     if (validateOnly) return;
-    await this.#store((s) => s.setConfigs({ type: 'topics', name }, configs));
+    await this.#store((s) => s.setConfigs({ type: 'topics', name }, configs), storeUntil);
     const { view } = this.deps;
     await view.waitFor(() => sameConfigs(view.topic(name)?.configs, configs), DEFAULT_PROPAGATION_TIMEOUT_MS);
   }
 
   /** Replaces the dynamic configs of a broker entity ('' = cluster default). Already validated. */
   async setBrokerConfigs(entity: string, configs: Readonly<Record<string, string>>): Promise<void> {
-    await this.#store((s) => s.setConfigs({ type: 'brokers', name: brokerEntity(entity) }, configs));
+    await this.#store(
+      (s) => s.setConfigs({ type: 'brokers', name: brokerEntity(entity) }, configs),
+      Date.now() + DEFAULT_PROPAGATION_TIMEOUT_MS,
+    );
     const { view } = this.deps;
     await view.waitFor(
       () => sameConfigs(view.brokerConfigs(entity), configs),
@@ -264,8 +290,15 @@ export class TopicCommands {
     );
   }
 
-  /** Store failures as Kafka errors a client understands (and may retry). */
-  async #store<T>(op: (s: MetadataStore) => Promise<T>): Promise<T> {
+  /**
+   * Store failures as Kafka errors a client understands (and may retry). Before the call, a lost
+   * connection is waited for until `until` (Kafka's broker blocks an admin write until ZooKeeper
+   * is back, so a CreateTopics sent just after a ZooKeeper restart succeeds); past it (or
+   * without `until`), the call fails at once.
+   */
+  async #store<T>(op: (s: MetadataStore) => Promise<T>, until = 0): Promise<T> {
+    const waitMs = until - Date.now();
+    if (waitMs > 0) await this.deps.store.whenConnected(waitMs);
     try {
       return await op(this.deps.store);
     } catch (e) {

@@ -106,6 +106,10 @@ export class LocalMetadataStore implements MetadataStore {
     return this.#store().watch(listener);
   }
 
+  whenConnected(timeoutMs: number): Promise<boolean> {
+    return this.#session === null ? Promise.resolve(false) : this.#session.whenConnected(timeoutMs);
+  }
+
   registerBroker(broker: Omit<BrokerInfo, 'epoch'>): Promise<bigint> {
     return this.#write((s) => s.registerBroker(broker));
   }

@@ -198,6 +198,20 @@ export class MemoryMetadataStore implements MetadataStore {
     return () => this.#listeners.delete(listener);
   }
 
+  whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.status !== 'disconnected') return Promise.resolve(this.status === 'connected');
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        stop();
+        resolve(this.status === 'connected');
+      };
+      // A real timer, not the service's clock: this bounds a wait, it is not a session event.
+      const timer = setTimeout(done, timeoutMs);
+      const stop = this.watch({ reconnected: done, sessionExpired: done });
+    });
+  }
+
   registerBroker(broker: Omit<BrokerInfo, 'epoch'>): Promise<bigint> {
     return this.#op(() => this.ensemble.registerBroker(this.session.id, broker));
   }

@@ -78,6 +78,13 @@ export interface MetadataStore {
   clusterId(): Promise<string>;
   /** Adds a listener; returns a function that removes it. */
   watch(listener: MetadataStoreListener): () => void;
+  /**
+   * Resolves true once calls can reach the store (at once when they can now), false when
+   * `timeoutMs` passes first or the store is closed. Calls never wait by themselves: admin
+   * commands wait here first, as Kafka's broker waits for ZooKeeper to come back before an admin
+   * write, while the controller and the replicas fail fast and handle the loss their own way.
+   */
+  whenConnected(timeoutMs: number): Promise<boolean>;
 
   // -- Brokers ------------------------------------------------------------------------------
   /**

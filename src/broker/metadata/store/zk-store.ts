@@ -9,7 +9,8 @@
 // - partition-state writes are pipelined (zk-store-partitions.ts); watches are in zk-store-watches.ts.
 //
 // Calls fail at once with CONNECTION_LOSS while the connection is down (as the memory store's do),
-// instead of queueing until it returns. A write that failed with CONNECTION_LOSS may have been
+// instead of queueing until it returns (a caller that would rather wait asks `whenConnected`
+// first). A write that failed with CONNECTION_LOSS may have been
 // applied: callers re-read (tryElectController and registerBroker answer a retry with what the
 // session already holds).
 
@@ -145,6 +146,18 @@ export class ZkMetadataStore implements MetadataStore {
       this.#early.delete(listener);
       this.#watches?.add(listener)(); // added meanwhile by start(): remove it there
     };
+  }
+
+  async whenConnected(timeoutMs: number): Promise<boolean> {
+    const c = this.#client;
+    if (c === null || this.#closed) return false;
+    try {
+      // Also waits through a renewal after an expiry (the client is CONNECTING meanwhile).
+      await c.waitUntilConnected(timeoutMs);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async close(): Promise<void> {

@@ -177,6 +177,25 @@ test('disconnect: calls fail with CONNECTION_LOSS; a reconnect within the timeou
   );
 });
 
+test('whenConnected: at once when connected, after a reconnect or a new session, false on timeout or close', async () => {
+  const clock = new MockClock();
+  const service = new MemoryMetadataService({ clock, sessionTimeoutMs: 6000 });
+  const a = service.connect();
+  assert.equal(await a.whenConnected(0), true, 'connected: at once');
+  service.disconnect(a);
+  assert.equal(await a.whenConnected(20), false, 'still disconnected when the wait ends');
+  const back = a.whenConnected(60_000);
+  service.reconnect(a);
+  assert.equal(await back, true, 'reconnected within the session');
+  service.disconnect(a);
+  const renewed = a.whenConnected(60_000);
+  clock.advance(6000); // the session expires meanwhile
+  service.reconnect(a);
+  assert.equal(await renewed, true, 'a new session after the expiry');
+  await a.close();
+  assert.equal(await a.whenConnected(60_000), false, 'closed');
+});
+
 test('disconnect past the session timeout: ephemerals go at the timeout, the store learns it on reconnect', async () => {
   const clock = new MockClock();
   const service = new MemoryMetadataService({ clock, sessionTimeoutMs: 6000 });

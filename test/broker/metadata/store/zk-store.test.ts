@@ -328,7 +328,7 @@ test('changes written while an expired session is renewed reach it once its watc
   }
 });
 
-test('ZooKeeper down: disconnected, calls fail fast with CONNECTION_LOSS; back: reconnected, same session', async () => {
+test('ZooKeeper down: disconnected, calls fail fast with CONNECTION_LOSS, whenConnected waits; back: reconnected, same session', async () => {
   const own = await startTestZooKeeper();
   const s = await openStore(await own.chroot('outage'));
   try {
@@ -337,7 +337,10 @@ test('ZooKeeper down: disconnected, calls fail fast with CONNECTION_LOSS; back: 
     await own.kill();
     await seen.seen('disconnected');
     await rejects(s.liveBrokers(), 'CONNECTION_LOSS');
+    assert.equal(await s.whenConnected(50), false, 'a wait that ends before ZooKeeper is back');
+    const back = s.whenConnected(LIVENESS_MS);
     await own.restart();
+    assert.equal(await back, true, 'a wait that sees ZooKeeper back');
     await seen.seen('reconnected');
     assert.ok(!seen.calls.includes('sessionExpired'), JSON.stringify(seen.calls));
     const live = await eventually('a read after the reconnection', () =>
