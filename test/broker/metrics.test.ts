@@ -159,6 +159,55 @@ test('records and bytes in and out match what the wire client produced and fetch
   assert.equal(topicValue(e, 'kafka_server_brokertopicmetrics_bytesout_total', 'wire'), bytes);
 });
 
+test("Total and Failed Produce/Fetch request counts, per partition, by Kafka's rules", async () => {
+  assert.equal(await createTopic(c, 'rates', 2, { 'min.insync.replicas': '2' }), 0);
+  const batch = () => encodeRecordBatchSync([{ value: Buffer.from('r'), timestamp: BigInt(Date.now()) }]);
+  const corrupt = batch();
+  corrupt[corrupt.length - 1]! ^= 0xff; // the CRC no longer matches
+
+  assert.equal((await produce(c, 'rates', 0, batch())).errorCode, 0);
+  assert.equal((await produce(c, 'rates', 1, batch())).errorCode, 0);
+  // Counted, not failed: a partition this broker does not host, a corrupt batch.
+  assert.equal((await produce(c, 'rates', 7, batch())).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  assert.equal((await produce(c, 'rates', 0, corrupt)).errorCode, ErrorCode.CORRUPT_MESSAGE);
+  // Failed: the ISR is below min.insync.replicas for acks=all.
+  assert.equal((await produce(c, 'rates', 1, batch(), -1)).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+  // Not counted at all: a topic that does not exist.
+  assert.equal(
+    (await produce(c, 'no-such-rates', 0, batch())).errorCode,
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  );
+
+  // Reads: one request of both partitions (two), one past the end (OFFSET_OUT_OF_RANGE is not a failure).
+  const both = await c.request(
+    fetchApi,
+    11,
+    fetchRequest('rates', [
+      { partition: 0, offset: 0n },
+      { partition: 1, offset: 0n },
+    ]),
+  );
+  assert.deepEqual(
+    both.responses[0]!.partitions.map((p) => p.errorCode),
+    [0, 0],
+  );
+  const past = await c.request(fetchApi, 11, fetchRequest('rates', { partition: 0, offset: 1000n }));
+  assert.equal(past.responses[0]!.partitions[0]!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+
+  const e = await scrape();
+  const family = (name: string) => `kafka_server_brokertopicmetrics_${name}_total`;
+  assert.equal(topicValue(e, family('totalproducerequests'), 'rates'), 5);
+  assert.equal(topicValue(e, family('failedproducerequests'), 'rates'), 1);
+  assert.equal(topicValue(e, family('totalfetchrequests'), 'rates'), 3);
+  assert.equal(topicValue(e, family('failedfetchrequests'), 'rates'), 0);
+  assert.equal(samplesOf(e, family('totalproducerequests'), { topic: 'no-such-rates' }).length, 0);
+  for (const name of ['totalproducerequests', 'failedproducerequests', 'totalfetchrequests']) {
+    const perTopic = samplesOf(e, family(name)).filter((s) => s.labels.topic !== undefined);
+    const sum = perTopic.reduce((acc, s) => acc + s.value, 0);
+    assert.equal(sampleValue(e, family(name)), sum, `${name}: the unlabelled total is the sum over topics`);
+  }
+});
+
 test('kcat and our Producer are counted per topic, and the totals add up', async () => {
   assert.equal(await createTopic(c, 'clients', 2), 0);
   const lines = Array.from({ length: 500 }, (_, i) => `kcat-${i}-${'k'.repeat(i % 40)}`);

@@ -136,6 +136,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
     }
     // Every partition's answer, topic after topic: awaited together, then split by topic.
     const results: Promise<ProduceResponsePartitionProduceResponse>[] = [];
+    const stats = broker.metrics?.topics;
     for (const topic of req.topicData) {
       const minIsr = acks === -1 ? topicMinIsr(broker.image, broker.configs, topic.name) : 1;
       for (const pd of topic.partitionData) {
@@ -157,6 +158,9 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           continue;
         }
         const partition = broker.replicas.get(topic.name, pd.index);
+        // Kafka counts every partition of a topic it knows, before its own checks.
+        if (partition !== undefined || broker.image.topic(topic.name) !== undefined)
+          stats?.produceAttempted(topic.name);
         if (!partition) {
           results.push(
             fail(
@@ -168,6 +172,10 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           );
           continue;
         }
+        const failed = (e: unknown) => {
+          stats?.produceFailed(topic.name, e instanceof KafkaError ? e.code : ErrorCode.UNKNOWN_SERVER_ERROR);
+          return fail(e);
+        };
         try {
           const legacy = version < FIRST_BATCH_VERSION;
           if (!legacy) checkProducedRecords(pd.records, version, partition.log.config.maxMessageBytes);
@@ -179,7 +187,7 @@ export default defineApi<ProduceRequest, ProduceResponse>({
           results.push(
             acks === -1
               ? appended.then(async (r) => {
-                  broker.metrics?.topics.appended(topic.name, bytes, r);
+                  stats?.appended(topic.name, bytes, r);
                   const code = await remoteWait(
                     ctx.timing,
                     partition.waitForHighWatermark(r.lastOffset + 1n, req.timeoutMs, minIsr),
@@ -187,14 +195,14 @@ export default defineApi<ProduceRequest, ProduceResponse>({
                   return code === ErrorCode.NONE
                     ? partitionResult(pd.index, r)
                     : partitionError(pd.index, new KafkaError(code), broker);
-                }, fail)
+                }, failed)
               : appended.then((r) => {
-                  broker.metrics?.topics.appended(topic.name, bytes, r);
+                  stats?.appended(topic.name, bytes, r);
                   return partitionResult(pd.index, r);
-                }, fail),
+                }, failed),
           );
         } catch (e) {
-          results.push(fail(e));
+          results.push(failed(e));
         }
       }
     }

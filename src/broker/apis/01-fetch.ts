@@ -312,6 +312,10 @@ export default defineApi<FetchRequest, FetchResponse>({
       ) {
         // Only partitions without records are left out, so no read buffer is dropped here.
         const answer = respondInContext(context, sessions, targets, result.responses, Date.now());
+        // Every partition read counts, even those a session answer leaves out (Kafka counts its
+        // reads, before any down-conversion).
+        if (answer.errorCode === ErrorCode.NONE)
+          broker.metrics?.topics.fetchReads(result.responses, (t) => broker.image.topic(t) !== undefined);
         if (needsOldFetchAdaptation(version))
           await adaptOldFetchAnswer(broker, version, req, answer.responses, replicaId >= 0);
         reads?.releaseAfterResponse();

@@ -54,6 +54,26 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
     ['messagesIn', 'messagesin', 'Records appended as leader (MessagesInPerSec)'],
     ['bytesIn', 'bytesin', 'Record bytes produced (BytesInPerSec)'],
     ['bytesOut', 'bytesout', 'Record bytes fetched by consumers (BytesOutPerSec)'],
+    [
+      'totalProduceRequests',
+      'totalproducerequests',
+      'Partitions of Produce requests handled (TotalProduceRequestsPerSec)',
+    ],
+    [
+      'failedProduceRequests',
+      'failedproducerequests',
+      'Partitions of Produce requests whose append failed, not counting leadership, size and corruption errors (FailedProduceRequestsPerSec)',
+    ],
+    [
+      'totalFetchRequests',
+      'totalfetchrequests',
+      'Partitions read by Fetch requests, consumers and followers (TotalFetchRequestsPerSec)',
+    ],
+    [
+      'failedFetchRequests',
+      'failedfetchrequests',
+      'Partitions of Fetch requests whose read failed, not counting leadership, epoch and offset-range errors (FailedFetchRequestsPerSec)',
+    ],
   ] as const) {
     new Counter({
       name: `kafka_server_brokertopicmetrics_${name}_total`,
