@@ -220,6 +220,7 @@ async function assemble(
     localController: controller,
     brokerEpoch: () => brokerEpoch,
     ...link,
+    ...(metrics ? { replicationBytesIn: (bytes: number) => metrics.topics.replicatedIn(bytes) } : {}),
     logger,
   });
   cleanups.push(() => replication.close());

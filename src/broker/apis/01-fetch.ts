@@ -319,8 +319,7 @@ export default defineApi<FetchRequest, FetchResponse>({
         if (needsOldFetchAdaptation(version))
           await adaptOldFetchAnswer(broker, version, req, answer.responses, replicaId >= 0);
         reads?.releaseAfterResponse();
-        // Followers' reads are replication traffic, not BytesOut (Kafka's split).
-        if (replicaId < 0) broker.metrics?.topics.fetched(answer.responses);
+        broker.metrics?.topics.fetched(answer.responses, replicaId >= 0);
         return { throttleTimeMs: 0, ...answer, nodeEndpoints: [] };
       }
       // This pass's answer is dropped: nothing references its buffers any more.

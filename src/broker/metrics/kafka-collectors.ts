@@ -89,6 +89,29 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
     });
   }
 
+  for (const [field, name, help] of [
+    [
+      'replicationBytesIn',
+      'replicationbytesin',
+      'Record bytes appended as follower, fetched from leaders (ReplicationBytesInPerSec)',
+    ],
+    [
+      'replicationBytesOut',
+      'replicationbytesout',
+      'Record bytes read by followers (ReplicationBytesOutPerSec)',
+    ],
+  ] as const) {
+    new Counter({
+      name: `kafka_server_brokertopicmetrics_${name}_total`,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(topics[field]);
+      },
+    });
+  }
+
   new Counter({
     name: 'kafka_network_requestmetrics_requests_total',
     help: 'Requests handled, by API and version (RequestsPerSec)',

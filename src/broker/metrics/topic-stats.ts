@@ -51,6 +51,9 @@ const FETCH_NOT_FAILED = new Set<number>([
 
 export class BrokerTopicStats {
   readonly all = new TopicCounters();
+  /** Record bytes appended as follower / read by followers here (all topics only, as Kafka). */
+  replicationBytesIn = 0;
+  replicationBytesOut = 0;
   readonly #byTopic = new Map<string, TopicCounters>();
   // The last topic asked for. A topic name decoded from a request is a new string each time, so
   // a map lookup hashes it again; comparing it with the last name is cheaper, and producers and
@@ -122,12 +125,27 @@ export class BrokerTopicStats {
     }
   }
 
-  /** Record bytes of a consumer Fetch answer (followers count as replication, as in Kafka). */
-  fetched(responses: readonly { topic: string; partitions: readonly { records: Buffer | null }[] }[]): void {
+  /** A follower append of `bytes` record bytes fetched from its leader. */
+  replicatedIn(bytes: number): void {
+    this.replicationBytesIn += bytes;
+  }
+
+  /**
+   * Record bytes of a Fetch answer: a consumer's are BytesOut per topic, a follower's are
+   * replication traffic (ReplicationBytesOut), as Kafka splits them.
+   */
+  fetched(
+    responses: readonly { topic: string; partitions: readonly { records: Buffer | null }[] }[],
+    follower: boolean,
+  ): void {
     for (const t of responses) {
       let bytes = 0;
       for (const p of t.partitions) bytes += p.records?.length ?? 0;
       if (bytes === 0) continue;
+      if (follower) {
+        this.replicationBytesOut += bytes;
+        continue;
+      }
       this.topic(t.topic).bytesOut += bytes;
       this.all.bytesOut += bytes;
     }

@@ -46,11 +46,15 @@ export function initialFetchState(p: Partition): FollowerFetchState {
   };
 }
 
-/** Applies the leader's answer; throws KafkaError when the log refuses (the fetcher backs off). */
+/**
+ * Applies the leader's answer; throws KafkaError when the log refuses (the fetcher backs off).
+ * `appended` is told the record bytes written (ReplicationBytesInPerSec).
+ */
 export async function applyFetchedPartition(
   s: FollowerFetchState,
   pd: FetchedPartition,
   logger: Logger,
+  appended?: (bytes: number) => void,
 ): Promise<ApplyOutcome> {
   switch (pd.errorCode) {
     case ErrorCode.NONE:
@@ -64,7 +68,7 @@ export async function applyFetchedPartition(
         );
         return 'fetch';
       }
-      await append(s, pd);
+      await append(s, pd, appended);
       return 'fetch';
     case ErrorCode.OFFSET_OUT_OF_RANGE:
       return outOfRange(s, pd, logger);
@@ -80,7 +84,11 @@ export async function applyFetchedPartition(
   }
 }
 
-async function append(s: FollowerFetchState, pd: FetchedPartition): Promise<void> {
+async function append(
+  s: FollowerFetchState,
+  pd: FetchedPartition,
+  appended: ((bytes: number) => void) | undefined,
+): Promise<void> {
   const log = s.partition.log;
   if (s.fetchOffset !== log.logEndOffset) {
     // Only the fetcher writes a follower's log; anything else is a bug: start over from the log.
@@ -94,6 +102,7 @@ async function append(s: FollowerFetchState, pd: FetchedPartition): Promise<void
   const records = pd.records;
   if (records !== null && records.length > 0) {
     const r = await log.appendAsFollower(records);
+    appended?.(records.length);
     if (r !== null) s.fetchOffset = r.lastOffset + 1n;
     s.lastFetchedEpoch = log.latestEpoch;
   }

@@ -42,6 +42,8 @@ export interface ReplicaFetcherConfig {
   readonly sasl?: SaslOptions;
   /** Incremental fetch sessions with the leader (default true; false: sessionless, to compare). */
   readonly fetchSessions?: boolean;
+  /** Told the record bytes each follower append wrote (the broker's replication metrics). */
+  readonly replicationBytesIn?: (bytes: number) => void;
   readonly logger: Logger;
 }
 
@@ -238,7 +240,12 @@ export class ReplicaFetcher {
         // Removed, re-added or moved on since the request: not for this state.
         if (this.#states.get(key) !== s || s.fetchOffset !== sent.get(s)) continue;
         try {
-          const outcome = await applyFetchedPartition(s, pd, this.#config.logger);
+          const outcome = await applyFetchedPartition(
+            s,
+            pd,
+            this.#config.logger,
+            this.#config.replicationBytesIn,
+          );
           if (outcome === 'backoff') this.#delay([s]);
           else if (outcome === 'fenced') s.failed = true;
         } catch (e) {

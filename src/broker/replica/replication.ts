@@ -28,6 +28,8 @@ export interface ReplicationOptions {
   readonly tls?: TlsConnectOptions;
   /** SASL of the inter-broker listener (SASL_PLAINTEXT / SASL_SSL); absent: none. */
   readonly sasl?: SaslOptions;
+  /** Told the record bytes each follower append wrote (the broker's replication metrics). */
+  readonly replicationBytesIn?: (bytes: number) => void;
   readonly logger: Logger;
 }
 
@@ -53,6 +55,7 @@ export function startReplication(o: ReplicationOptions): Replication {
     brokerAddress: (id) => o.image.broker(id),
     ...(o.tls ? { tls: o.tls } : {}),
     ...(o.sasl ? { sasl: o.sasl } : {}),
+    ...(o.replicationBytesIn ? { replicationBytesIn: o.replicationBytesIn } : {}),
     logger: o.logger,
   });
   const alterPartition = new AlterPartitionSender({
