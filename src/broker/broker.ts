@@ -129,6 +129,7 @@ async function assemble(
   const metrics = http ? new BrokerMetrics() : undefined;
   const store = givenStore ?? (await openMetadataStore(config, logger));
   cleanups.push(() => store.close());
+  if (metrics && store.kind === 'zookeeper') metrics.zookeeper.follow(store);
   const clusterId = await store.clusterId();
   const authorizer = aclSettings ? new AclAuthorizer({ ...aclSettings, store, logger }) : undefined;
   if (authorizer) {
@@ -356,6 +357,7 @@ async function assemble(
         minIsrOf: minIsr,
         fetchSessions: services.fetchSessions,
         groups: groups.coordinator,
+        zookeeper: store.kind === 'zookeeper',
       }),
     );
     http.setReady(true);

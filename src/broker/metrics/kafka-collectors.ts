@@ -44,6 +44,8 @@ export interface CollectorSources {
   readonly groups?: GroupCoordinator;
   /** Incremental fetch sessions; absent = no FetchSessionCache families. */
   readonly fetchSessions?: FetchSessionCache;
+  /** Whether the metadata store is ZooKeeper (its session families, from `metrics.zookeeper`). */
+  readonly zookeeper?: boolean;
 }
 
 export function registerKafkaCollectors(registry: Registry, s: CollectorSources): void {
@@ -154,6 +156,29 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
         for (const [request, st] of requests.entries()) this.inc({ request }, st.count);
       },
     });
+  }
+
+  if (s.zookeeper) {
+    const zk = s.metrics.zookeeper;
+    for (const [field, name, help] of [
+      [
+        'syncConnects',
+        'zookeepersyncconnects',
+        'ZooKeeper connections established (ZooKeeperSyncConnectsPerSec)',
+      ],
+      ['disconnects', 'zookeeperdisconnects', 'ZooKeeper connections lost (ZooKeeperDisconnectsPerSec)'],
+      ['expires', 'zookeeperexpires', 'ZooKeeper sessions expired (ZooKeeperExpiresPerSec)'],
+    ] as const) {
+      new Counter({
+        name: `kafka_server_sessionexpirelistener_${name}_total`,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(zk[field]);
+        },
+      });
+    }
   }
 
   registerReplicaGauges(registers, s);

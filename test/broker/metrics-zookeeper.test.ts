@@ -1,0 +1,73 @@
+// The ZooKeeper session counters in /metrics (Kafka's SessionExpireListener meters): a
+// reconnection within the session, then an expiry, counted as the store reports them. The broker
+// runs on an in-memory store with ZooKeeper's connection semantics (kind 'zookeeper'); a broker on
+// the embedded local store exports no such family.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { type BrokerHandle, startBroker } from '../../src/broker/broker.js';
+import { MemoryMetadataService } from '../../src/broker/metadata/store/memory-store.js';
+import { startTestBroker } from '../../src/testkit/index.js';
+import { type Exposition, parsePrometheusText, samplesOf, sampleValue } from '../support/prometheus-text.js';
+import { scaled } from '../support/timeouts.js';
+import { waitUntil } from './replica/support/cluster.js';
+
+async function scrape(http: { port: number } | null): Promise<Exposition> {
+  assert.ok(http);
+  const res = await fetch(`http://127.0.0.1:${http.port}/metrics`, {
+    signal: AbortSignal.timeout(scaled(20_000)),
+  });
+  assert.equal(res.status, 200);
+  return parsePrometheusText(await res.text());
+}
+
+const ZK = (name: string) => `kafka_server_sessionexpirelistener_zookeeper${name}_total`;
+
+test('ZooKeeper connects, disconnects and expiries are counted as the store reports them', async () => {
+  const service = new MemoryMetadataService({ sessionTimeoutMs: 60_000 });
+  const store = service.connect();
+  const dataDir = await mkdtemp(join(tmpdir(), 'samsa-zk-metrics-'));
+  let broker: BrokerHandle | null = null;
+  try {
+    broker = await startBroker({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      nodeId: 1,
+      overrides: { 'http.listener': '127.0.0.1:0' },
+      metadataStore: store,
+    });
+    const counts = async () => {
+      const e = await scrape(broker!.http);
+      return ['syncconnects', 'disconnects', 'expires'].map((n) => sampleValue(e, ZK(n)));
+    };
+    assert.deepEqual(await counts(), [1, 0, 0], 'connected once at start');
+    service.disconnect(store);
+    await waitUntil('the disconnect counted', async () => (await counts())[1] === 1);
+    service.reconnect(store);
+    await waitUntil('the reconnection counted', async () => (await counts())[0] === 2);
+    service.expireSession(store);
+    await waitUntil('the expiry counted', async () => (await counts())[2] === 1);
+    assert.deepEqual(await counts(), [3, 1, 1], 'the new session is a connection too');
+  } finally {
+    await broker?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a broker on the local metadata store exports no ZooKeeper session family', async () => {
+  const b = await startTestBroker({ overrides: { 'http.listener': '127.0.0.1:0' } });
+  try {
+    const e = await scrape(b.http);
+    assert.equal(samplesOf(e, ZK('syncconnects')).length, 0);
+    assert.ok(
+      samplesOf(e, 'kafka_server_brokertopicmetrics_bytesin_total').length > 0,
+      'the others are there',
+    );
+  } finally {
+    await b.close();
+  }
+});
