@@ -4,9 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startTestBroker, type TestBroker } from '../../src/testkit/index.js';
+import { type BrokerHandle, startBroker } from '../../src/broker/broker.js';
+import { MemoryMetadataService } from '../../src/broker/metadata/store/memory-store.js';
 import { parsePrometheusText } from '../support/prometheus-text.js';
 import { scaled } from '../support/timeouts.js';
 import { REPO_ROOT } from './doc-blocks.js';
@@ -56,12 +59,23 @@ export function metricNames(expr: string): string[] {
   return names;
 }
 
-let broker: TestBroker;
+// A cluster's broker, as the dashboard is for: its metadata store has ZooKeeper's connection
+// semantics (an in-memory one), so the ZooKeeper session families are there too.
+let broker: BrokerHandle;
+let dataDir: string;
 before(async () => {
-  broker = await startTestBroker({ overrides: { 'http.listener': '127.0.0.1:0' } });
+  dataDir = await mkdtemp(join(tmpdir(), 'samsa-dashboard-'));
+  broker = await startBroker({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    overrides: { 'http.listener': '127.0.0.1:0' },
+    metadataStore: new MemoryMetadataService().connect(),
+  });
 });
 after(async () => {
   await broker?.close();
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 test('the PromQL scanner finds metric names and nothing else', () => {
@@ -106,6 +120,9 @@ test('every metric the dashboard queries is exposed by the broker', async () => 
     'kafka_server_brokertopicmetrics_messagesin_total',
     'kafka_server_brokertopicmetrics_bytesin_total',
     'kafka_server_brokertopicmetrics_bytesout_total',
+    'kafka_server_brokertopicmetrics_replicationbytesin_total',
+    'kafka_server_brokertopicmetrics_failedproducerequests_total',
+    'kafka_server_sessionexpirelistener_zookeeperexpires_total',
     'kafka_network_requestmetrics_requests_total',
     'kafka_network_requestmetrics_totaltimems',
     'kafka_server_replicamanager_underreplicatedpartitions',
