@@ -81,6 +81,28 @@ async function metricWorkNs(tree: string): Promise<number> {
   const m = new BrokerMetrics();
   const frames = Array.from({ length: 64 }, () => Buffer.alloc(64));
   const append = { baseOffset: 100n, lastOffset: 109n, logAppendTime: -1n, logStartOffset: 0n };
+  // The produce handler's answer for one partition, as the dispatcher counts its error codes.
+  const response = {
+    responses: [
+      {
+        name: 'bench',
+        partitionResponses: [
+          {
+            index: 0,
+            errorCode: 0,
+            baseOffset: 100n,
+            logAppendTimeMs: -1n,
+            logStartOffset: 0n,
+            recordErrors: [],
+            errorMessage: null,
+            currentLeader: { leaderId: -1, leaderEpoch: -1 },
+          },
+        ],
+      },
+    ],
+    throttleTimeMs: 0,
+    nodeEndpoints: [],
+  };
   const n = 1_000_000;
   const run = () => {
     const t0 = performance.now();
@@ -95,6 +117,7 @@ async function metricWorkNs(tree: string): Promise<number> {
         m.timer.settled();
         const stats = m.requests.api('Produce');
         stats.counted(9);
+        stats.countErrors?.(response);
         timing?.handled(stats)();
       }
     }
@@ -111,7 +134,13 @@ interface AnyMetrics {
     start(frame: Buffer): { handled(api: unknown, version?: number): () => void } | undefined;
     settled?: () => void;
   };
-  requests: { api(name: string): { counted(version: number): void } };
+  requests: {
+    api(name: string): {
+      counted(version: number): void;
+      /** Since ErrorsPerSec. */
+      countErrors?(response: object): void;
+    };
+  };
   topics: {
     appended(topic: string, bytes: number, r: unknown): void;
     /** Since the Total/FailedProduceRequests counts. */

@@ -161,6 +161,7 @@ test('records and bytes in and out match what the wire client produced and fetch
 
 test("Total and Failed Produce/Fetch request counts, per partition, by Kafka's rules", async () => {
   assert.equal(await createTopic(c, 'rates', 2, { 'min.insync.replicas': '2' }), 0);
+  const errorsBefore = await scrape();
   const batch = () => encodeRecordBatchSync([{ value: Buffer.from('r'), timestamp: BigInt(Date.now()) }]);
   const corrupt = batch();
   corrupt[corrupt.length - 1]! ^= 0xff; // the CRC no longer matches
@@ -195,6 +196,25 @@ test("Total and Failed Produce/Fetch request counts, per partition, by Kafka's r
   assert.equal(past.responses[0]!.partitions[0]!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
 
   const e = await scrape();
+  // ErrorsPerSec: every errorCode of the answers, NONE included (a Fetch's top level too).
+  const errors = (request: string, error: string) => {
+    const n = (x: Exposition) =>
+      samplesOf(x, 'kafka_network_requestmetrics_errors_total', { request, error }).reduce(
+        (a, s) => a + s.value,
+        0,
+      );
+    return n(e) - n(errorsBefore);
+  };
+  assert.deepEqual(
+    ['NONE', 'UNKNOWN_TOPIC_OR_PARTITION', 'CORRUPT_MESSAGE', 'NOT_ENOUGH_REPLICAS'].map((x) =>
+      errors('Produce', x),
+    ),
+    [2, 2, 1, 1],
+  );
+  assert.deepEqual(
+    ['NONE', 'OFFSET_OUT_OF_RANGE'].map((x) => errors('FetchConsumer', x)),
+    [2 + 1 + 1, 1],
+  );
   const family = (name: string) => `kafka_server_brokertopicmetrics_${name}_total`;
   assert.equal(topicValue(e, family('totalproducerequests'), 'rates'), 5);
   assert.equal(topicValue(e, family('failedproducerequests'), 'rates'), 1);

@@ -225,6 +225,8 @@ export class Dispatcher implements RequestHandler {
       metrics.timer.settled();
       const stats = metrics.requests.api(ctx.metricName);
       stats.counted(version);
+      if (typeof result === 'object' && result !== null && !(result instanceof CloseConnection))
+        stats.countErrors(result);
       if (ctx.timing) recorder = ctx.timing.handled(stats);
     }
     const onSent = ctx.afterSent(recorder);

@@ -12,6 +12,7 @@
 // metrics: they are written as text (log-families.ts, consumer-lag.ts, metrics-registry.ts).
 
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { errorName } from '../../protocol/errors.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { MetadataView } from '../metadata/cluster-image.js';
 import type { FetchSessionCache } from '../replica/fetch-session-cache.js';
@@ -124,6 +125,19 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
       for (const [request, st] of requests.entries())
         st.byVersion.forEach((n, version) => {
           if (n !== undefined) this.inc({ request, version: String(version) }, n);
+        });
+    },
+  });
+  new Counter({
+    name: 'kafka_network_requestmetrics_errors_total',
+    help: 'Error codes in responses (NONE included), by API and error (ErrorsPerSec)',
+    labelNames: ['request', 'error'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [request, st] of requests.entries())
+        st.errors.forEach((n, at) => {
+          this.inc({ request, error: errorName(at - 1) }, n);
         });
     },
   });

@@ -28,6 +28,8 @@ const COLUMN: Record<RequestTimeName, number> = {
 export class ApiRequestStats {
   /** Requests by version. */
   readonly byVersion: number[] = [];
+  /** Error codes in the responses, at index code + 1 (UNKNOWN_SERVER_ERROR's -1 at 0): ErrorsPerSec. */
+  readonly errors: number[] = [];
   /** Requests handled, timed or not: the Count of each of the five histograms. */
   count = 0;
   /** One row of the five times per timed request, in REQUEST_TIMES order. */
@@ -37,6 +39,14 @@ export class ApiRequestStats {
   counted(version: number): void {
     this.byVersion[version] = (this.byVersion[version] ?? 0) + 1;
     this.count++;
+  }
+
+  /**
+   * Every `errorCode` field of a response, NONE included, as Kafka's `AbstractResponse.errorCounts`
+   * (a Produce answer counts one per partition, a Fetch answer its top level and each partition).
+   */
+  countErrors(response: object): void {
+    countErrorCodes(response, this.errors);
   }
 
   /**
@@ -59,6 +69,23 @@ export class ApiRequestStats {
   /** `time` at each quantile (0..1) of the last 1,028 timed requests. */
   quantiles(time: RequestTimeName, qs: readonly number[]): number[] {
     return this.#times.quantiles(qs, COLUMN[time]);
+  }
+}
+
+function countErrorCodes(o: object, into: number[]): void {
+  if (Array.isArray(o)) {
+    for (const x of o) if (typeof x === 'object' && x !== null) countErrorCodes(x, into);
+    return;
+  }
+  if (ArrayBuffer.isView(o)) return; // record bytes
+  for (const k in o) {
+    const v = (o as Record<string, unknown>)[k];
+    if (typeof v === 'object') {
+      if (v !== null) countErrorCodes(v, into);
+    } else if (k === 'errorCode' && typeof v === 'number') {
+      const at = v >= -1 ? v + 1 : 0; // garbage below -1: as Kafka, an unknown server error
+      into[at] = (into[at] ?? 0) + 1;
+    }
   }
 }
 
