@@ -358,6 +358,7 @@ async function assemble(
         fetchSessions: services.fetchSessions,
         groups: groups.coordinator,
         zookeeper: store.kind === 'zookeeper',
+        quotas: quotas.clientQuotas,
       }),
     );
     http.setReady(true);

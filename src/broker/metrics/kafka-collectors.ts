@@ -18,6 +18,7 @@ import type { MetadataView } from '../metadata/cluster-image.js';
 import type { FetchSessionCache } from '../replica/fetch-session-cache.js';
 import type { MinIsrOf } from '../replica/min-isr.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { BrokerQuotas } from '../quota/broker-quotas.js';
 import type { BrokerMetrics } from './broker-metrics.js';
 import { registerFetchSessionGauges } from './fetch-session-gauges.js';
 import { REQUEST_TIMES } from './request-stats.js';
@@ -47,6 +48,8 @@ export interface CollectorSources {
   readonly fetchSessions?: FetchSessionCache;
   /** Whether the metadata store is ZooKeeper (its session families, from `metrics.zookeeper`). */
   readonly zookeeper?: boolean;
+  /** Client quotas: their rates and throttle times per user/client-id; absent = none. */
+  readonly quotas?: BrokerQuotas;
 }
 
 export function registerKafkaCollectors(registry: Registry, s: CollectorSources): void {
@@ -195,6 +198,7 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
     }
   }
 
+  if (s.quotas) registerQuotaGauges(registers, s.quotas);
   registerReplicaGauges(registers, s);
   registerControllerGauges(registers, s);
   if (s.fetchSessions) registerFetchSessionGauges(registers, s.fetchSessions);
@@ -345,4 +349,54 @@ function registerGroupGauges(registers: Registry[], groupStates: () => Promise<r
       },
     });
   }
+}
+
+/**
+ * Kafka's quota metrics (type=Produce|Fetch|Request, user=U, client-id=C: byte-rate or
+ * request-time, and throttle-time), as the JMX exporter's quota rules name them. A rate exists
+ * for a user/client-id pair only while a quota applies to it and it was used in the last hour.
+ */
+function registerQuotaGauges(registers: Registry[], quotas: BrokerQuotas): void {
+  const managers = [
+    ['Produce', quotas.produce],
+    ['Fetch', quotas.fetch],
+    ['Request', quotas.request],
+  ] as const;
+  const labelNames = ['resource', 'user', 'clientId'] as const;
+  new Gauge({
+    name: 'kafka_server_quota_byte_rate',
+    help: 'Bytes per second of a user/client-id under a produce or fetch quota (byte-rate)',
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const [resource, m] of managers.slice(0, 2))
+        for (const r of m.readings(now)) this.set({ resource, user: r.user, clientId: r.clientId }, r.rate);
+    },
+  });
+  new Gauge({
+    name: 'kafka_server_quota_request_time',
+    help: "Percent of a thread's time used per second by a user/client-id under a request quota (request-time)",
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const r of quotas.request.readings(Date.now()))
+        this.set({ resource: 'Request', user: r.user, clientId: r.clientId }, r.rate);
+    },
+  });
+  new Gauge({
+    name: 'kafka_server_quota_throttle_time',
+    help: 'Mean throttle time in ms given to a user/client-id by a quota over its window (throttle-time)',
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const [resource, m] of managers)
+        for (const r of m.readings(now))
+          this.set({ resource, user: r.user, clientId: r.clientId }, r.throttleTimeMs);
+    },
+  });
 }

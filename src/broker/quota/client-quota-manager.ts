@@ -26,9 +26,23 @@ export interface QuotaIdentity {
 }
 
 interface Sensor {
+  readonly user: string;
+  readonly clientId: string;
   readonly rate: SampledRate;
+  /** Throttle times given (Kafka's throttle-time sensor, an average); created at the first. */
+  throttle: SampledRate | null;
   bound: number;
   generation: number;
+}
+
+/** One rate as /metrics shows it (Kafka's quota metrics of a user/client-id pair). */
+export interface QuotaSensorReading {
+  readonly user: string;
+  readonly clientId: string;
+  /** Per second: bytes (produce, fetch) or percent of a thread's time (request). */
+  readonly rate: number;
+  /** Mean throttle time given in the window, ms (0: none). */
+  readonly throttleTimeMs: number;
 }
 
 /** `undefined` = the component is not part of the entity; DEFAULT_ENTITY = its default. */
@@ -85,6 +99,24 @@ export class ClientQuotaManager {
     return throttleTimeMs(observed, sensor.bound, sensor.rate.windowSizeMs(nowMs), this.maxThrottleMs);
   }
 
+  /** A throttle of `ms` given to `who` because of this quota (its throttle-time average). */
+  recordThrottle(who: QuotaIdentity, ms: number, nowMs: number): void {
+    const sensor = this.sensor(who, nowMs);
+    if (sensor === null) return;
+    sensor.throttle ??= new SampledRate(this.windows, nowMs);
+    sensor.throttle.record(ms, nowMs);
+  }
+
+  /** Every live rate, measured at `nowMs` (scrape time). */
+  readings(nowMs: number): QuotaSensorReading[] {
+    return [...this.sensors.values()].map((s) => ({
+      user: s.user,
+      clientId: s.clientId,
+      rate: s.rate.measure(nowMs),
+      throttleTimeMs: s.throttle?.average(nowMs) ?? 0,
+    }));
+  }
+
   /** Takes back a recorded value (a throttled fetch answers without its data, as Kafka). */
   unrecord(who: QuotaIdentity, value: number, nowMs: number): void {
     this.sensor(who, nowMs)?.rate.record(-value, nowMs);
@@ -108,7 +140,14 @@ export class ClientQuotaManager {
     if (sensor === undefined) {
       const bound = this.limit(user, clientId);
       if (bound === Number.POSITIVE_INFINITY) return null;
-      sensor = { rate: new SampledRate(this.windows, nowMs), bound, generation: this.generation };
+      sensor = {
+        user,
+        clientId,
+        rate: new SampledRate(this.windows, nowMs),
+        throttle: null,
+        bound,
+        generation: this.generation,
+      };
       this.sensors.set(key, sensor);
     } else if (sensor.generation !== this.generation) {
       sensor.bound = this.limit(user, clientId);

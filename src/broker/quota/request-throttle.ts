@@ -120,6 +120,10 @@ export class RequestQuotaCheck {
     }
     const throttleMs = Math.max(bandwidthMs, requestMs);
     if (throttleMs === 0) return NO_THROTTLE;
+    // As Kafka, the quota that decided the throttle records it.
+    if (bandwidthMs > requestMs)
+      (this.key === PRODUCE ? quotas.produce : quotas.fetch).recordThrottle(who, bandwidthMs, nowMs);
+    else quotas.request.recordThrottle(who, requestMs, nowMs);
     const base = body ?? result;
     if (base !== null && typeof base === 'object' && 'throttleTimeMs' in base)
       body = { ...base, throttleTimeMs: throttleMs };

@@ -14,6 +14,8 @@ export interface RateWindows {
 
 interface Sample {
   value: number;
+  /** Values recorded (for `average`). */
+  count: number;
   startMs: number;
   lastEventMs: number;
 }
@@ -37,6 +39,7 @@ export class SampledRate {
     let sample = this.currentSample(nowMs);
     if (nowMs - sample.startMs >= this.windows.windowMs) sample = this.advance(nowMs);
     sample.value += value;
+    sample.count++;
     sample.lastEventMs = nowMs;
     this.lastRecordMs = nowMs;
   }
@@ -47,6 +50,18 @@ export class SampledRate {
     let sum = 0;
     for (const s of this.ring) sum += s.value;
     return sum / (this.windowSizeMs(nowMs) / 1000);
+  }
+
+  /** The mean of the values recorded in the retained samples (Kafka's Avg), 0 without any. */
+  average(nowMs: number): number {
+    this.purgeObsolete(nowMs);
+    let sum = 0;
+    let count = 0;
+    for (const s of this.ring) {
+      sum += s.value;
+      count += s.count;
+    }
+    return count === 0 ? 0 : sum / count;
   }
 
   /**
@@ -65,7 +80,7 @@ export class SampledRate {
   }
 
   private currentSample(nowMs: number): Sample {
-    if (this.ring.length === 0) this.ring.push({ value: 0, startMs: nowMs, lastEventMs: nowMs });
+    if (this.ring.length === 0) this.ring.push({ value: 0, count: 0, startMs: nowMs, lastEventMs: nowMs });
     return this.ring[this.current]!;
   }
 
@@ -73,7 +88,7 @@ export class SampledRate {
     const max = this.windows.samples + 1;
     this.current = (this.current + 1) % max;
     if (this.current >= this.ring.length) {
-      const s = { value: 0, startMs: nowMs, lastEventMs: nowMs };
+      const s = { value: 0, count: 0, startMs: nowMs, lastEventMs: nowMs };
       this.ring.push(s);
       return s;
     }
@@ -91,6 +106,7 @@ export class SampledRate {
 
 function reset(s: Sample, nowMs: number): void {
   s.value = 0;
+  s.count = 0;
   s.startMs = nowMs;
   s.lastEventMs = nowMs;
 }

@@ -51,6 +51,28 @@ test('manager: record past the quota returns the throttle, within it 0', () => {
   assert.equal(m.maxValueInWindow(who), 10_000);
 });
 
+test('average: the mean of the values in the retained windows; 0 without any', () => {
+  const r = new SampledRate(W, 0);
+  assert.equal(r.average(0), 0);
+  r.record(100, 0);
+  r.record(300, 500);
+  r.record(800, 2500);
+  assert.equal(r.average(2500), 400);
+  assert.equal(r.average(13_500), 0, 'every window expired (11 windows after the last value)');
+});
+
+test('manager: readings give each live rate with the mean throttle given, by its metric tags', () => {
+  const m = new ClientQuotaManager(W);
+  m.update(undefined, 'c1', 1000);
+  const who = { user: 'ANONYMOUS', clientId: 'c1' };
+  assert.deepEqual(m.readings(0), []);
+  const throttle = m.recordAndGetThrottleTimeMs(who, 20_000, 0);
+  m.recordThrottle(who, throttle, 0);
+  m.recordThrottle(who, 2 * throttle, 0);
+  m.recordThrottle({ user: 'ANONYMOUS', clientId: 'free' }, 5, 0); // no quota: no rate
+  assert.deepEqual(m.readings(0), [{ user: '', clientId: 'c1', rate: 2000, throttleTimeMs: 1.5 * throttle }]);
+});
+
 test("precedence follows Kafka's order", () => {
   const m = new ClientQuotaManager(W);
   const D = '<default>';
