@@ -117,7 +117,7 @@ async function metricWorkNs(tree: string): Promise<number> {
         m.timer.settled();
         const stats = m.requests.api('Produce');
         stats.counted(9);
-        stats.countErrors?.(response);
+        stats.countErrors?.(response, 0);
         timing?.handled(stats)();
       }
     }
@@ -138,7 +138,7 @@ interface AnyMetrics {
     api(name: string): {
       counted(version: number): void;
       /** Since ErrorsPerSec. */
-      countErrors?(response: object): void;
+      countErrors?(response: object, apiKey: number): void;
     };
   };
   topics: {

@@ -226,7 +226,7 @@ export class Dispatcher implements RequestHandler {
       const stats = metrics.requests.api(ctx.metricName);
       stats.counted(version);
       if (typeof result === 'object' && result !== null && !(result instanceof CloseConnection))
-        stats.countErrors(result);
+        stats.countErrors(result, handler.api.key);
       if (ctx.timing) recorder = ctx.timing.handled(stats);
     }
     const onSent = ctx.afterSent(recorder);

@@ -44,9 +44,21 @@ export class ApiRequestStats {
   /**
    * Every `errorCode` field of a response, NONE included, as Kafka's `AbstractResponse.errorCounts`
    * (a Produce answer counts one per partition, a Fetch answer its top level and each partition).
+   * Produce and Fetch, the hot ones, are read by their known shape (a Fetch of 100 partitions:
+   * ≈ 16 µs walked generically); the others generically.
    */
-  countErrors(response: object): void {
-    countErrorCodes(response, this.errors);
+  countErrors(response: object, apiKey: number): void {
+    const into = this.errors;
+    if (apiKey === PRODUCE_KEY) {
+      for (const t of (response as ProduceAnswer).responses)
+        for (const p of t.partitionResponses) countCode(p.errorCode, into);
+    } else if (apiKey === FETCH_KEY) {
+      const r = response as FetchAnswer;
+      countCode(r.errorCode, into);
+      for (const t of r.responses) for (const p of t.partitions) countCode(p.errorCode, into);
+    } else {
+      countErrorCodes(response, into);
+    }
   }
 
   /**
@@ -72,6 +84,24 @@ export class ApiRequestStats {
   }
 }
 
+// The API keys whose answers are read by shape (the protocol's numbers: this module does not
+// load the message definitions).
+const PRODUCE_KEY = 0;
+const FETCH_KEY = 1;
+
+interface ProduceAnswer {
+  responses: { partitionResponses: { errorCode: number }[] }[];
+}
+interface FetchAnswer {
+  errorCode: number;
+  responses: { partitions: { errorCode: number }[] }[];
+}
+
+function countCode(code: number, into: number[]): void {
+  const at = code >= -1 ? code + 1 : 0; // garbage below -1: as Kafka, an unknown server error
+  into[at] = (into[at] ?? 0) + 1;
+}
+
 function countErrorCodes(o: object, into: number[]): void {
   if (Array.isArray(o)) {
     for (const x of o) if (typeof x === 'object' && x !== null) countErrorCodes(x, into);
@@ -83,8 +113,7 @@ function countErrorCodes(o: object, into: number[]): void {
     if (typeof v === 'object') {
       if (v !== null) countErrorCodes(v, into);
     } else if (k === 'errorCode' && typeof v === 'number') {
-      const at = v >= -1 ? v + 1 : 0; // garbage below -1: as Kafka, an unknown server error
-      into[at] = (into[at] ?? 0) + 1;
+      countCode(v, into);
     }
   }
 }
