@@ -95,28 +95,18 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
     });
   }
 
-  for (const [field, name, help] of [
-    [
-      'replicationBytesIn',
-      'replicationbytesin',
-      'Record bytes appended as follower, fetched from leaders (ReplicationBytesInPerSec)',
-    ],
-    [
-      'replicationBytesOut',
-      'replicationbytesout',
-      'Record bytes read by followers (ReplicationBytesOutPerSec)',
-    ],
-  ] as const) {
-    new Counter({
-      name: `kafka_server_brokertopicmetrics_${name}_total`,
-      help,
-      registers,
-      collect() {
-        this.reset();
-        this.inc(topics[field]);
-      },
-    });
-  }
+  counter(
+    registers,
+    'kafka_server_brokertopicmetrics_replicationbytesin_total',
+    'Record bytes appended as follower, fetched from leaders (ReplicationBytesInPerSec)',
+    () => topics.replicationBytesIn,
+  );
+  counter(
+    registers,
+    'kafka_server_brokertopicmetrics_replicationbytesout_total',
+    'Record bytes read by followers (ReplicationBytesOutPerSec)',
+    () => topics.replicationBytesOut,
+  );
 
   new Counter({
     name: 'kafka_network_requestmetrics_requests_total',
@@ -185,17 +175,8 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
       ],
       ['disconnects', 'zookeeperdisconnects', 'ZooKeeper connections lost (ZooKeeperDisconnectsPerSec)'],
       ['expires', 'zookeeperexpires', 'ZooKeeper sessions expired (ZooKeeperExpiresPerSec)'],
-    ] as const) {
-      new Counter({
-        name: `kafka_server_sessionexpirelistener_${name}_total`,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(zk[field]);
-        },
-      });
-    }
+    ] as const)
+      counter(registers, `kafka_server_sessionexpirelistener_${name}_total`, help, () => zk[field]);
   }
 
   if (s.quotas) registerQuotaGauges(registers, s.quotas);
@@ -214,6 +195,19 @@ function gauge(registers: Registry[], name: string, help: string, value: () => n
     registers,
     collect() {
       this.set(value());
+    },
+  });
+}
+
+/** An unlabelled counter whose total is read at scrape time. */
+function counter(registers: Registry[], name: string, help: string, total: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      this.reset();
+      this.inc(total());
     },
   });
 }
@@ -270,17 +264,13 @@ function registerReplicaGauges(registers: Registry[], s: CollectorSources): void
   for (const [field, name] of [
     ['shrinks', 'isrshrinks'],
     ['expands', 'isrexpands'],
-  ] as const) {
-    new Counter({
-      name: `kafka_server_replicamanager_${name}_total`,
-      help: `ISR ${field} of partitions led here, accepted by the controller (Isr${field === 'shrinks' ? 'Shrinks' : 'Expands'}PerSec)`,
+  ] as const)
+    counter(
       registers,
-      collect() {
-        this.reset();
-        this.inc(s.replicas.isrChanges[field]);
-      },
-    });
-  }
+      `kafka_server_replicamanager_${name}_total`,
+      `ISR ${field} of partitions led here, accepted by the controller (Isr${field === 'shrinks' ? 'Shrinks' : 'Expands'}PerSec)`,
+      () => s.replicas.isrChanges[field],
+    );
 }
 
 function registerControllerGauges(registers: Registry[], s: CollectorSources): void {
