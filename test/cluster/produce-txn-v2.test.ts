@@ -25,7 +25,7 @@ import { leaderOf } from './support.js';
 
 const TOPIC = 'v2-remote';
 const TXN_ID = 'v2-remote-tx';
-const { connect, layout } = remoteTxnCluster({ 'offsets.topic.replication.factor': 1 });
+const { connect, layout, settled } = remoteTxnCluster({ 'offsets.topic.replication.factor': 1 });
 
 test('leader and group coordinator ≠ transaction coordinator: v2 adds, bumps and fences across brokers', {
   timeout: scaled(240_000),
@@ -41,6 +41,10 @@ test('leader and group coordinator ≠ transaction coordinator: v2 adds, bumps a
     if ((await coordinatorOf(any, GROUP, `v2-group-${i}`)) === other) group = `v2-group-${i}`;
     assert.ok(i < 200, 'a group coordinated by the other broker');
   }
+  // FindCoordinator created __consumer_offsets through the first broker: the transaction
+  // coordinator must know its partitions before it adds one (else UNKNOWN_TOPIC_OR_PARTITION,
+  // which a real client retries; seen once in a suite run).
+  await settled(['__consumer_offsets']);
 
   const p = await initPid(coord, TXN_ID);
   const produced = await produceTo(leader, 12, TXN_ID, TOPIC, p1, txnBatch(p, 0, ['remote-commit']));

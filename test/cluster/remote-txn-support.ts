@@ -66,5 +66,10 @@ export function remoteTxnCluster(overrides: Record<string, string | number> = {}
     return { coordinator, view, remote, any };
   };
 
-  return { connect, layout };
+  /** Until every broker's metadata has `topics` with a full ISR (e.g. an internal topic just created). */
+  const settled = async (topics: readonly string[]): Promise<void> => {
+    await waitForFullIsr(cluster, topics);
+  };
+
+  return { connect, layout, settled };
 }
