@@ -57,9 +57,12 @@ export function remoteTxnCluster(overrides: Record<string, string | number> = {}
     } finally {
       await admin.close();
     }
-    const views = await waitForFullIsr(cluster, [topic]);
+    await waitForFullIsr(cluster, [topic]);
     const any = await connect(cluster.nodeIds[0]!);
     const coordinator = await coordinatorOf(any, TRANSACTION, txnId);
+    // FindCoordinator created __transaction_state through the first broker: every broker must
+    // know where its partitions are before one asks the coordinator on another's behalf.
+    const views = await waitForFullIsr(cluster, [topic, '__transaction_state']);
     const view = views.get(coordinator)!;
     const remote = [0, 1, 2, 3].filter((p) => leaderOf(view, topic, p) !== coordinator);
     assert.ok(remote.length > 0, 'a partition led by the other broker');
