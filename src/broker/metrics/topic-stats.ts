@@ -1,7 +1,8 @@
-// Kafka's BrokerTopicMetrics (MessagesInPerSec, BytesInPerSec, BytesOutPerSec, and the Total/Failed
-// Produce/Fetch request rates), per topic and for all topics. Plain number fields bumped on the produce and fetch paths and read only when
-// /metrics is scraped: a prom-client labelled `inc()` re-hashes its labels on every call and
-// costs ~50x a field increment.
+// Kafka's BrokerTopicMetrics (MessagesInPerSec, BytesInPerSec, BytesOutPerSec, the Total/Failed
+// Produce/Fetch request rates, replication bytes), per topic and for all topics. Plain number
+// fields bumped on the produce and fetch paths and read only when /metrics is scraped: a
+// prom-client labelled `inc()` re-hashes its labels on every call and costs ~50x a field
+// increment.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type { AppendResult } from '../../storage/index.js';
@@ -10,7 +11,7 @@ export class TopicCounters {
   messagesIn = 0;
   bytesIn = 0;
   bytesOut = 0;
-  /** Partitions of Produce requests that reached the append, and those that failed there. */
+  /** Partitions of Produce requests for a known topic, and those whose append failed. */
   totalProduceRequests = 0;
   failedProduceRequests = 0;
   /** Partitions read by Fetch requests (consumers and followers), and those that failed. */
