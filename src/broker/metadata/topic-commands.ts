@@ -180,7 +180,10 @@ export class TopicCommands {
     return { topicId: assignment.topicId };
   }
 
-  /** CreatePartitions: grows `name` to `count` partitions (an admin request, like deleteTopic). Throws KafkaError. */
+  /**
+   * CreatePartitions: grows `name` to `count` partitions. An admin request, like deleteTopic.
+   * Throws KafkaError.
+   */
   async createPartitions(
     name: string,
     count: number,
