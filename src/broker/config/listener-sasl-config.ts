@@ -61,7 +61,10 @@ export function listenerSaslConfig(props: ReadonlyMap<string, string>, listenerN
  * samsa lacks: refused with one line) and must be enabled on that listener; the user name and
  * password are the `username` / `password` options of the mechanism's JAAS line on the listener.
  */
-export function interBrokerSaslOptions(props: ReadonlyMap<string, string>, listenerName: string): SaslOptions {
+export function interBrokerSaslOptions(
+  props: ReadonlyMap<string, string>,
+  listenerName: string,
+): SaslOptions {
   const prefix = `listener.name.${listenerName.toLowerCase()}.`;
   const fail = (why: string) => new ConfigError(`inter-broker listener ${listenerName}: ${why}`);
   const mechanism = (props.get('sasl.mechanism.inter.broker.protocol') ?? 'GSSAPI').trim().toUpperCase();
@@ -92,6 +95,8 @@ export function interBrokerSaslOptions(props: ReadonlyMap<string, string>, liste
     throw e;
   }
   if (!username || !password)
-    throw fail(`the JAAS configuration of ${jaasKey} needs the broker's own username="..." and password="..."`);
+    throw fail(
+      `the JAAS configuration of ${jaasKey} needs the broker's own username="..." and password="..."`,
+    );
   return { mechanism: mechanism as ClientSaslMechanism, username, password };
 }
