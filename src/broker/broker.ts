@@ -127,7 +127,13 @@ async function assemble(
   const http = config.httpListener ? await HttpListener.open({ ...config.httpListener, logger }) : null;
   if (http) cleanups.push(() => http.close());
   const metrics = http ? new BrokerMetrics() : undefined;
-  const store = givenStore ?? (await openMetadataStore(config, logger));
+  const store =
+    givenStore ??
+    (await openMetadataStore(
+      config,
+      logger,
+      metrics ? (ms) => metrics.zookeeper.requestLatency.record(ms) : undefined,
+    ));
   cleanups.push(() => store.close());
   if (metrics && store.kind === 'zookeeper') metrics.zookeeper.follow(store);
   const clusterId = await store.clusterId();

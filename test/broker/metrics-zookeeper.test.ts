@@ -1,7 +1,8 @@
-// The ZooKeeper session counters in /metrics (Kafka's SessionExpireListener meters): a
-// reconnection within the session, then an expiry, counted as the store reports them. The broker
-// runs on an in-memory store with ZooKeeper's connection semantics (kind 'zookeeper'); a broker on
-// the embedded local store exports no such family.
+// The ZooKeeper families in /metrics (Kafka's SessionExpireListener meters and
+// ZooKeeperClientMetrics latency): a reconnection within the session, then an expiry, counted as
+// the store reports them (an in-memory store with ZooKeeper's connection semantics, kind
+// 'zookeeper'); the latency of a real ZooKeeper's requests; a broker on the embedded local store
+// exports no such family.
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { test } from 'node:test';
 import { type BrokerHandle, startBroker } from '../../src/broker/broker.js';
 import { MemoryMetadataService } from '../../src/broker/metadata/store/memory-store.js';
 import { startTestBroker } from '../../src/testkit/index.js';
+import { startTestZooKeeper } from '../../src/testkit/zookeeper.js';
 import { type Exposition, parsePrometheusText, samplesOf, sampleValue } from '../support/prometheus-text.js';
 import { scaled } from '../support/timeouts.js';
 import { waitUntil } from './replica/support/cluster.js';
@@ -69,5 +71,45 @@ test('a broker on the local metadata store exports no ZooKeeper session family',
     );
   } finally {
     await b.close();
+  }
+});
+
+test('a broker on a real ZooKeeper: one connection, and the latency of its requests', async () => {
+  const zk = await startTestZooKeeper();
+  const dataDir = await mkdtemp(join(tmpdir(), 'samsa-zk-latency-'));
+  let broker: BrokerHandle | null = null;
+  try {
+    broker = await startBroker({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      nodeId: 1,
+      overrides: {
+        'zookeeper.connect': await zk.chroot('latency'),
+        'http.listener': '127.0.0.1:0',
+        'offsets.topic.replication.factor': 1,
+      },
+    });
+    const LATENCY = 'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms';
+    const first = await scrape(broker.http);
+    assert.equal(sampleValue(first, ZK('syncconnects')), 1);
+    assert.equal(sampleValue(first, ZK('disconnects')), 0);
+    const started = sampleValue(first, `${LATENCY}_count`);
+    assert.ok(started > 0, 'registering the broker and electing the controller took requests');
+    const [p50, p99] = ['0.50', '0.99'].map((quantile) => sampleValue(first, LATENCY, { quantile }));
+    assert.ok(p50! >= 0 && p99! >= p50!, `p50 ${p50} ms, p99 ${p99} ms`);
+    await broker.services.commands.createTopic({
+      name: 'zk-latency',
+      numPartitions: 2,
+      replicationFactor: 1,
+      assignments: [],
+      configs: {},
+    });
+    const after = await scrape(broker.http);
+    assert.ok(sampleValue(after, `${LATENCY}_count`) > started, 'the topic creation took requests too');
+  } finally {
+    await broker?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await zk.stop();
   }
 });

@@ -177,6 +177,26 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
       ['expires', 'zookeeperexpires', 'ZooKeeper sessions expired (ZooKeeperExpiresPerSec)'],
     ] as const)
       counter(registers, `kafka_server_sessionexpirelistener_${name}_total`, help, () => zk[field]);
+    const latency = zk.requestLatency;
+    new Gauge({
+      name: 'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms',
+      help: 'ZooKeeper request latency in ms over the last 1028 requests, by quantile (ZooKeeperRequestLatencyMs)',
+      labelNames: ['quantile'],
+      registers,
+      collect() {
+        this.reset();
+        const values = latency.quantiles(QUANTILES.map(([q]) => q));
+        QUANTILES.forEach(([, quantile], i) => {
+          this.set({ quantile }, values[i]!);
+        });
+      },
+    });
+    counter(
+      registers,
+      'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count',
+      'ZooKeeper requests answered (the count of the latency histogram)',
+      () => latency.count,
+    );
   }
 
   if (s.quotas) registerQuotaGauges(registers, s.quotas);

@@ -5,7 +5,12 @@ import type { Logger } from '../../logger.js';
 import { LocalMetadataStore } from './local-store.js';
 import type { MetadataStore } from './metadata-store.js';
 
-export async function openMetadataStore(config: BrokerConfig, logger: Logger): Promise<MetadataStore> {
+/** `onZkRequestLatency`: told each ZooKeeper request's latency in ms (the broker's metrics). */
+export async function openMetadataStore(
+  config: BrokerConfig,
+  logger: Logger,
+  onZkRequestLatency?: (ms: number) => void,
+): Promise<MetadataStore> {
   if (config.zookeeperConnect === null) {
     const store = new LocalMetadataStore(config.logDirs[0]!);
     await store.start();
@@ -17,6 +22,7 @@ export async function openMetadataStore(config: BrokerConfig, logger: Logger): P
     connectString: config.zookeeperConnect,
     sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
     connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+    ...(onZkRequestLatency ? { onRequestLatency: onZkRequestLatency } : {}),
     logger,
   });
   try {

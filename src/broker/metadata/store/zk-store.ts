@@ -77,6 +77,8 @@ export interface ZkMetadataStoreOptions {
   readonly sessionTimeoutMs: number;
   /** `zookeeper.connection.timeout.ms`: start() fails with TIMEOUT after it. */
   readonly connectionTimeoutMs: number;
+  /** Told each ZooKeeper request's latency in ms (the broker's metrics). */
+  readonly onRequestLatency?: (ms: number) => void;
   readonly logger?: Logger;
 }
 
@@ -102,13 +104,14 @@ export class ZkMetadataStore implements MetadataStore {
 
   async start(): Promise<void> {
     if (this.#client !== null || this.#closed) throw new Error('ZkMetadataStore.start() called twice');
-    const { connectString, sessionTimeoutMs, connectionTimeoutMs } = this.#options;
+    const { connectString, sessionTimeoutMs, connectionTimeoutMs, onRequestLatency } = this.#options;
     let client: ZkClient;
     try {
       client = await ZkClient.connect(connectString, {
         sessionTimeoutMs,
         connectionTimeoutMs,
         createChroot: true,
+        ...(onRequestLatency ? { onRequestLatency } : {}),
       });
     } catch (e) {
       throw toStoreError(e);

@@ -50,6 +50,7 @@ export abstract class ZkSession extends EventEmitter<ZkClientEvents> {
   readonly chroot: string | null;
   protected readonly sessionTimeoutMs: number;
   private readonly renew: boolean;
+  private readonly onRequestLatency: ((ms: number) => void) | undefined;
   private handle: ZkHandle;
   private connState: ZkConnectionState = 'CONNECTING';
   private renewing = false;
@@ -63,6 +64,7 @@ export abstract class ZkSession extends EventEmitter<ZkClientEvents> {
     this.chroot = parsed.chroot;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 18_000;
     this.renew = options.renewExpiredSession ?? true;
+    this.onRequestLatency = options.onRequestLatency;
     this.handle = this.open(options.session);
   }
 
@@ -258,6 +260,7 @@ export abstract class ZkSession extends EventEmitter<ZkClientEvents> {
     if (this.connState === 'CLOSED') return Promise.reject(this.closedError(op, path));
     const h = this.handle;
     if (h.dead) return Promise.reject(this.expiredError(op, path));
+    const sentAt = this.onRequestLatency === undefined ? 0 : performance.now();
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const fail = (e: ZkError): void => {
@@ -269,6 +272,7 @@ export abstract class ZkSession extends EventEmitter<ZkClientEvents> {
       h.pending.add(fail);
       const cb: ZkCallback<T> = (err, value) => {
         if (settled) return;
+        this.onRequestLatency?.(performance.now() - sentAt);
         if (err) return fail(this.mapError(h, toZkError(err, op, path)));
         settled = true;
         h.pending.delete(fail);

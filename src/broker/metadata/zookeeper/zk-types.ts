@@ -11,6 +11,11 @@ export interface ZkClientOptions {
   renewExpiredSession?: boolean;
   /** Join an existing session instead of opening one (ZooKeeper's own way to expire a session in tests). */
   session?: { readonly id: bigint; readonly password: Buffer };
+  /**
+   * Told the time in ms from sending each request to its answer (errors included; not a
+   * request failed locally by an expiry or close): Kafka's ZooKeeperRequestLatencyMs.
+   */
+  onRequestLatency?: (ms: number) => void;
 }
 
 export type ZkConnectionState = 'CONNECTING' | 'CONNECTED' | 'DISCONNECTED' | 'EXPIRED' | 'CLOSED';
