@@ -32,6 +32,7 @@ import type { MetadataStore } from './metadata/store/metadata-store.js';
 import { openMetadataStore } from './metadata/store/open-store.js';
 import { TopicCommands } from './metadata/topic-commands.js';
 import { BrokerMetrics } from './metrics/broker-metrics.js';
+import { IdleRatios } from './metrics/idle-ratios.js';
 import { brokerMetricsRegistry } from './metrics/metrics-registry.js';
 import {
   BrokerListeners,
@@ -309,6 +310,8 @@ async function assemble(
     },
   });
   cleanups.push(() => server.close());
+  const idle = metrics ? new IdleRatios(server.networkWorkers) : undefined;
+  if (idle) cleanups.push(() => idle.close());
   const endpoints = server.endpoints(config);
   // Clients are told the first listener; other brokers reach this one over the inter-broker one.
   const { host, port } = endpoints[0]!;
@@ -365,6 +368,7 @@ async function assemble(
         groups: groups.coordinator,
         zookeeper: store.kind === 'zookeeper',
         quotas: quotas.clientQuotas,
+        ...(idle ? { idle } : {}),
       }),
     );
     http.setReady(true);
@@ -403,6 +407,7 @@ async function assemble(
         replicas.beginShutdown();
         await replication.close();
         await server.close();
+        idle?.close();
         txns.close();
         groups.close();
         await controller.close();

@@ -21,6 +21,7 @@ import type { MinIsrOf } from '../replica/min-isr.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerMetrics } from './broker-metrics.js';
 import { registerFetchSessionGauges } from './fetch-session-gauges.js';
+import type { IdleRatios } from './idle-ratios.js';
 import { REQUEST_TIMES } from './request-stats.js';
 
 /** The percentiles of Kafka's Yammer histograms, as the exporter labels them. */
@@ -50,6 +51,8 @@ export interface CollectorSources {
   readonly zookeeper?: boolean;
   /** Client quotas: their rates and throttle times per user/client-id; absent = none. */
   readonly quotas?: BrokerQuotas;
+  /** The event loop's and the network threads' idle fractions; absent = no such families. */
+  readonly idle?: IdleRatios;
 }
 
 export function registerKafkaCollectors(registry: Registry, s: CollectorSources): void {
@@ -200,6 +203,21 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
   }
 
   if (s.quotas) registerQuotaGauges(registers, s.quotas);
+  const idle = s.idle;
+  if (idle) {
+    gauge(
+      registers,
+      'kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent',
+      'Idle fraction (0-1) of the event loop, which handles every request, over the last minute (RequestHandlerAvgIdlePercent)',
+      () => idle.requestHandlerIdle(),
+    );
+    gauge(
+      registers,
+      'kafka_network_socketserver_networkprocessoravgidle_percent',
+      "Mean idle fraction (0-1) of the network threads over the last minute, the event loop's with one thread (NetworkProcessorAvgIdlePercent)",
+      () => idle.networkProcessorIdle(),
+    );
+  }
   registerReplicaGauges(registers, s);
   registerControllerGauges(registers, s);
   if (s.fetchSessions) registerFetchSessionGauges(registers, s.fetchSessions);

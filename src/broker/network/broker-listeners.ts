@@ -6,6 +6,7 @@
 // serving something weaker.
 
 import { hostname } from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { type BrokerConfig, bindAddress } from '../config/broker-config.js';
 import { listenerSaslConfig } from '../config/listener-sasl-config.js';
 import type { ListenerEndpoint } from '../config/listeners.js';
@@ -70,6 +71,8 @@ export class BrokerListeners {
   private constructor(
     readonly servers: readonly ListenerServer[],
     private readonly closeAll: () => Promise<void>,
+    /** The network threads' workers; none when the event loop does the network work. */
+    readonly networkWorkers: () => readonly Worker[] = () => [],
   ) {}
 
   /** Binds every listener; if one cannot bind, the others are closed again. */
@@ -85,7 +88,11 @@ export class BrokerListeners {
         ...threads,
         listeners: prepared.map((p) => ({ identity: p.identity, ...bindAddress(p.endpoint) })),
       });
-      return new BrokerListeners(served.listeners, () => served.close());
+      return new BrokerListeners(
+        served.listeners,
+        () => served.close(),
+        () => served.workers,
+      );
     }
     const servers: SocketServer[] = [];
     try {

@@ -149,6 +149,13 @@ export class NetworkThreads {
     return n;
   }
 
+  /** The running network threads (their idle ratio in /metrics). */
+  get workers(): Worker[] {
+    const out: Worker[] = [];
+    for (const s of this.#slots) if (s.worker !== null) out.push(s.worker);
+    return out;
+  }
+
   /** The worker of network thread `index` (tests: killing one). */
   workerOf(index: number): Worker | null {
     return this.#slots[index]?.worker ?? null;
