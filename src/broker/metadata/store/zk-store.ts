@@ -91,6 +91,8 @@ export class ZkMetadataStore implements MetadataStore {
   /** Listeners added before start(). */
   readonly #early = new Set<MetadataStoreListener>();
   #closed = false;
+  /** The wait for the connection that `whenConnected` callers share, while one is pending. */
+  #reconnected: Promise<boolean> | null = null;
 
   constructor(options: ZkMetadataStoreOptions) {
     this.#options = options;
@@ -151,16 +153,30 @@ export class ZkMetadataStore implements MetadataStore {
     };
   }
 
-  async whenConnected(timeoutMs: number): Promise<boolean> {
+  whenConnected(timeoutMs: number): Promise<boolean> {
     const c = this.#client;
-    if (c === null || this.#closed) return false;
-    try {
-      // Also waits through a renewal after an expiry (the client is CONNECTING meanwhile).
-      await c.waitUntilConnected(timeoutMs);
-      return true;
-    } catch {
-      return false;
-    }
+    if (c === null || this.#closed) return Promise.resolve(false);
+    if (c.state === 'CONNECTED') return Promise.resolve(true);
+    // One wait on the client, shared by every caller with its own timer: a burst of admin
+    // requests during an outage adds no listeners per request. It also waits through a renewal
+    // after an expiry (the client is CONNECTING meanwhile) and ends false on close.
+    this.#reconnected ??= c
+      .waitUntilConnected()
+      .then(
+        () => true,
+        () => false,
+      )
+      .finally(() => {
+        this.#reconnected = null;
+      });
+    const shared = this.#reconnected;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      void shared.then((ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      });
+    });
   }
 
   async close(): Promise<void> {
