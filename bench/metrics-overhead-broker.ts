@@ -14,6 +14,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { produceAnswer } from './answers.js';
 
 export interface BrokerSpec {
   /** Root of the source tree whose broker runs (its src/testkit). */
@@ -82,27 +83,7 @@ async function metricWorkNs(tree: string): Promise<number> {
   const frames = Array.from({ length: 64 }, () => Buffer.alloc(64));
   const append = { baseOffset: 100n, lastOffset: 109n, logAppendTime: -1n, logStartOffset: 0n };
   // The produce handler's answer for one partition, as the dispatcher counts its error codes.
-  const response = {
-    responses: [
-      {
-        name: 'bench',
-        partitionResponses: [
-          {
-            index: 0,
-            errorCode: 0,
-            baseOffset: 100n,
-            logAppendTimeMs: -1n,
-            logStartOffset: 0n,
-            recordErrors: [],
-            errorMessage: null,
-            currentLeader: { leaderId: -1, leaderEpoch: -1 },
-          },
-        ],
-      },
-    ],
-    throttleTimeMs: 0,
-    nodeEndpoints: [],
-  };
+  const response = produceAnswer(1, 1, 100n);
   const n = 1_000_000;
   const run = () => {
     const t0 = performance.now();

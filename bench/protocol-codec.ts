@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { fetchApi, metadataApi, produceApi } from '../src/protocol/messages/index.js';
 import { Reader } from '../src/protocol/primitives/reader.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
+import { produceAnswer } from './answers.js';
 
 const require = createRequire(import.meta.url);
 interface KDecoder {
@@ -222,23 +223,7 @@ await compare(
   () => kjsMetadataV6.decode(metaBytes),
 );
 
-const produceResp = {
-  responses: Array.from({ length: 10 }, (_, t) => ({
-    name: `topic-${t}`,
-    partitionResponses: Array.from({ length: 10 }, (_, p) => ({
-      index: p,
-      errorCode: 0,
-      baseOffset: 1000n + BigInt(p),
-      logAppendTimeMs: -1n,
-      logStartOffset: 0n,
-      recordErrors: [],
-      errorMessage: null,
-      currentLeader: { leaderId: -1, leaderEpoch: -1 },
-    })),
-  })),
-  throttleTimeMs: 0,
-  nodeEndpoints: [],
-};
+const produceResp = produceAnswer(10, 10);
 const prBytes = encodeWith((w) => produceApi.writeResponse(w, 7, produceResp));
 await compare(
   'Produce v7 resp decode, 10×10 parts',
