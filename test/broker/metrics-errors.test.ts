@@ -49,7 +49,8 @@ test('Fetch: the top level and each partition', () => {
 
 test('any other API: every errorCode at any depth, record bytes skipped, garbage as UNKNOWN_SERVER_ERROR', () => {
   const s = new ApiRequestStats();
-  const bytes = Buffer.alloc(8);
+  // Were record bytes walked, the errorCode property on this Buffer would be counted.
+  const bytes = Object.assign(Buffer.alloc(8), { errorCode: ErrorCode.CORRUPT_MESSAGE });
   s.countErrors(
     {
       errorCode: 0,

@@ -22,7 +22,7 @@ import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { BrokerMetrics } from './broker-metrics.js';
 import { registerFetchSessionGauges } from './fetch-session-gauges.js';
 import type { IdleRatios } from './idle-ratios.js';
-import { REQUEST_TIMES } from './request-stats.js';
+import { type ApiRequestStats, REQUEST_TIMES } from './request-stats.js';
 
 /** The percentiles of Kafka's Yammer histograms, as the exporter labels them. */
 const QUANTILES: readonly [number, string][] = [
@@ -111,32 +111,37 @@ export function registerKafkaCollectors(registry: Registry, s: CollectorSources)
     () => topics.replicationBytesOut,
   );
 
-  new Counter({
-    name: 'kafka_network_requestmetrics_requests_total',
-    help: 'Requests handled, by API and version (RequestsPerSec)',
-    labelNames: ['request', 'version'],
-    registers,
-    collect() {
-      this.reset();
-      for (const [request, st] of requests.entries())
-        st.byVersion.forEach((n, version) => {
-          if (n !== undefined) this.inc({ request, version: String(version) }, n);
-        });
-    },
-  });
-  new Counter({
-    name: 'kafka_network_requestmetrics_errors_total',
-    help: 'Error codes in responses (NONE included), by API and error (ErrorsPerSec)',
-    labelNames: ['request', 'error'],
-    registers,
-    collect() {
-      this.reset();
-      for (const [request, st] of requests.entries())
-        st.errors.forEach((n, at) => {
-          this.inc({ request, error: errorName(at - 1) }, n);
-        });
-    },
-  });
+  // Each API's counts kept in a sparse array (by version; by error code + 1), one series a slot.
+  for (const [name, help, label, slots, slotLabel] of [
+    [
+      'requests',
+      'Requests handled, by API and version (RequestsPerSec)',
+      'version',
+      (st: ApiRequestStats) => st.byVersion,
+      (version: number) => String(version),
+    ],
+    [
+      'errors',
+      'Error codes in responses (NONE included), by API and error (ErrorsPerSec)',
+      'error',
+      (st: ApiRequestStats) => st.errors,
+      (at: number) => errorName(at - 1),
+    ],
+  ] as const)
+    new Counter({
+      name: `kafka_network_requestmetrics_${name}_total`,
+      help,
+      labelNames: ['request', label],
+      registers,
+      collect() {
+        this.reset();
+        // forEach skips the array's holes: slots never counted make no series.
+        for (const [request, st] of requests.entries())
+          slots(st).forEach((n, i) => {
+            this.inc({ request, [label]: slotLabel(i) }, n);
+          });
+      },
+    });
   for (const time of REQUEST_TIMES) {
     new Gauge({
       name: `kafka_network_requestmetrics_${time}`,
