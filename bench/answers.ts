@@ -22,31 +22,29 @@ export function produceAnswer(topics: number, partitions: number, baseOffset = 1
   };
 }
 
-/** A sessionless Fetch answer: one topic of `partitions`, each with `recordBytes` of records. */
-export function fetchAnswer(partitions: number, recordBytes = 100) {
+/** A sessionless Fetch answer: `topics` × `partitions`, each with `recordBytes` of records. */
+export function fetchAnswer(topics: number, partitions: number, recordBytes: number) {
   return {
     throttleTimeMs: 0,
     errorCode: 0,
     sessionId: 0,
-    responses: [
-      {
-        topic: 'topic-0',
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: Array.from({ length: partitions }, (_, p) => ({
-          partitionIndex: p,
-          errorCode: 0,
-          highWatermark: 1n,
-          lastStableOffset: 1n,
-          logStartOffset: 0n,
-          divergingEpoch: { epoch: -1, endOffset: -1n },
-          currentLeader: { leaderId: -1, leaderEpoch: -1 },
-          snapshotId: { endOffset: -1n, epoch: -1 },
-          abortedTransactions: null,
-          preferredReadReplica: -1,
-          records: Buffer.alloc(recordBytes),
-        })),
-      },
-    ],
+    responses: Array.from({ length: topics }, (_, t) => ({
+      topic: `topic-${t}`,
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+      partitions: Array.from({ length: partitions }, (_, p) => ({
+        partitionIndex: p,
+        errorCode: 0,
+        highWatermark: 123456n,
+        lastStableOffset: 123456n,
+        logStartOffset: 0n,
+        divergingEpoch: { epoch: -1, endOffset: -1n },
+        currentLeader: { leaderId: -1, leaderEpoch: -1 },
+        snapshotId: { endOffset: -1n, epoch: -1 },
+        abortedTransactions: null,
+        preferredReadReplica: -1,
+        records: Buffer.alloc(recordBytes, p),
+      })),
+    })),
     nodeEndpoints: [],
   };
 }

@@ -21,7 +21,7 @@ function nsPerAnswer(answer: object, apiKey: number, n: number): number {
 
 const cases = [
   ['Produce, 1 partition', produceAnswer(1, 1), 0, 1_000_000],
-  ['Fetch, 100 partitions', fetchAnswer(100), 1, 20_000],
+  ['Fetch, 100 partitions', fetchAnswer(1, 100, 100), 1, 20_000],
 ] as const;
 console.log('| answer | by shape | generic walk (baseline) | shape / generic |');
 console.log('| --- | --- | --- | --- |');

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { fetchApi, metadataApi, produceApi } from '../src/protocol/messages/index.js';
 import { Reader } from '../src/protocol/primitives/reader.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
-import { produceAnswer } from './answers.js';
+import { fetchAnswer, produceAnswer } from './answers.js';
 
 const require = createRequire(import.meta.url);
 interface KDecoder {
@@ -91,32 +91,6 @@ function produceRequest(topics: number, partitions: number, recordBytes: number)
   };
 }
 
-function fetchResponse(topics: number, partitions: number, recordBytes: number) {
-  return {
-    throttleTimeMs: 0,
-    errorCode: 0,
-    sessionId: 0,
-    responses: Array.from({ length: topics }, (_, t) => ({
-      topic: `topic-${t}`,
-      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-      partitions: Array.from({ length: partitions }, (_, p) => ({
-        partitionIndex: p,
-        errorCode: 0,
-        highWatermark: 123456n,
-        lastStableOffset: 123456n,
-        logStartOffset: 0n,
-        divergingEpoch: { epoch: -1, endOffset: -1n },
-        currentLeader: { leaderId: -1, leaderEpoch: -1 },
-        snapshotId: { endOffset: -1n, epoch: -1 },
-        abortedTransactions: null,
-        preferredReadReplica: -1,
-        records: Buffer.alloc(recordBytes, p),
-      })),
-    })),
-    nodeEndpoints: [],
-  };
-}
-
 function encodeWith(write: (w: Writer) => void): Buffer {
   const w = new Writer();
   write(w);
@@ -138,8 +112,8 @@ function kjsDecodeProduceV7(buf: Buffer) {
   };
 }
 
-function kjsEncodeFetchV11(value: ReturnType<typeof fetchResponse>): Buffer {
-  const partition = (p: ReturnType<typeof fetchResponse>['responses'][0]['partitions'][0]) =>
+function kjsEncodeFetchV11(value: ReturnType<typeof fetchAnswer>): Buffer {
+  const partition = (p: ReturnType<typeof fetchAnswer>['responses'][0]['partitions'][0]) =>
     new KjsEncoder()
       .writeInt32(p.partitionIndex)
       .writeInt16(p.errorCode)
@@ -149,7 +123,7 @@ function kjsEncodeFetchV11(value: ReturnType<typeof fetchResponse>): Buffer {
       .writeArray([])
       .writeInt32(p.preferredReadReplica)
       .writeBytes(p.records);
-  const topic = (t: ReturnType<typeof fetchResponse>['responses'][0]) =>
+  const topic = (t: ReturnType<typeof fetchAnswer>['responses'][0]) =>
     new KjsEncoder().writeString(t.topic).writeArray(t.partitions.map(partition));
   return new KjsEncoder()
     .writeInt32(value.throttleTimeMs)
@@ -174,8 +148,8 @@ for (const [name, value] of cases) {
 }
 
 for (const [name, value] of [
-  ['Fetch v11 resp encode, 1×10 parts, 64 KiB', fetchResponse(1, 10, 65536)],
-  ['Fetch v11 resp encode, 20×50 parts, 200 B', fetchResponse(20, 50, 200)],
+  ['Fetch v11 resp encode, 1×10 parts, 64 KiB', fetchAnswer(1, 10, 65536)],
+  ['Fetch v11 resp encode, 20×50 parts, 200 B', fetchAnswer(20, 50, 200)],
 ] as const) {
   await compare(
     name,
